@@ -1,0 +1,5 @@
+import sys
+
+from tablepi.cli import main
+
+sys.exit(main())

@@ -1,0 +1,40 @@
+"""`tablepi bench WHAT`: the project's speed and memory figures.
+
+Each benchmark lives beside what it measures and exposes
+``add_arguments(parser)`` (optional) and ``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+BENCHMARKS = {
+    "rules": ("tablepi.bench.rules", "Beam Me Up rolls read and random games played per second"),
+    "dice": ("vision.bench", "dice reader milliseconds per frame at 640x480 and 1280x720"),
+    "table": ("tablepi.bench.table", "commands per second through validate, store, apply, publish"),
+    "web": ("web.bench", "live SSE clients under a steady command load: loss, delay, memory"),
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("bench", help="print benchmark figures")
+    which = parser.add_subparsers(dest="bench", required=True, metavar="WHAT")
+    for name, (module_name, help_text) in BENCHMARKS.items():
+        p = which.add_parser(name, help=help_text)
+        p.set_defaults(func=_runner(module_name))
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError:
+            continue
+        add_arguments = getattr(module, "add_arguments", None)
+        if add_arguments is not None:
+            add_arguments(p)
+
+
+def _runner(module_name: str):
+    def run(args: argparse.Namespace) -> int:
+        module = importlib.import_module(module_name)
+        return int(module.run(args) or 0)
+
+    return run

@@ -1,0 +1,51 @@
+"""The games a table can host.
+
+Every game is a class with the same small, pure API (no I/O, randomness and
+time passed in through commands), in the manner of python-chess:
+
+- ``Game.from_settings(settings: dict) -> Game``: a new game; bad settings
+  raise ``RuleError``.
+- ``game.push(command: dict) -> None``: validate and apply one command
+  (``{"type": ..., ...}``); an illegal one raises ``RuleError`` and changes
+  nothing.
+- ``game.pop() -> dict``: take back the last pushed command and return it.
+- ``game.to_dict() -> dict`` / ``Game.from_dict(d)``: an exact JSON round
+  trip of a game in progress. Holds no secret.
+- ``game.public_view(now: float | None = None) -> dict``: what any viewer may
+  see; strips every secret (in the manner of boardgame.io's playerView).
+- ``game.finished -> bool``.
+
+``KINDS`` maps a game's kind (as stored and as used in the API) to its class.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from tablepi.games.errors import RuleError
+
+KINDS: dict[str, str] = {
+    "beam_me_up": "tablepi.games.beam_me_up:BeamMeUp",
+    "outer_space": "tablepi.games.outer_space:OuterSpace",
+    "space_beans": "tablepi.games.space_beans:SpaceBeans",
+}
+
+
+def game_class(kind: str) -> Any:
+    try:
+        module_name, class_name = KINDS[kind].split(":")
+    except KeyError:
+        raise RuleError("game-kind", f"unknown game {kind!r}; choose one of {', '.join(KINDS)}") from None
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def new_game(kind: str, settings: dict[str, Any]) -> Any:
+    return game_class(kind).from_settings(settings)
+
+
+def load_game(kind: str, data: dict[str, Any]) -> Any:
+    return game_class(kind).from_dict(data)
+
+
+__all__ = ["KINDS", "RuleError", "game_class", "new_game", "load_game"]

@@ -1,0 +1,1 @@
+"""TablePi vision."""
