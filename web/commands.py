@@ -1,0 +1,220 @@
+"""What a command from the web may look like, checked field by field before
+it reaches the table.
+
+Each command type has a schema: its fields, each with a type and bounds. The
+games still judge legality (``RuleError``); this only keeps malformed or
+oversized input out. There is deliberately no command for the danger coin:
+the flip happens on the table's own button and display, never over the web.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tablepi.games import KINDS
+
+# Bounds on anything a phone may send; generous for play, tight for abuse.
+MAX_INT = 1_000_000
+MAX_STR = 200
+MAX_LIST = 100
+MAX_DEPTH = 5
+MAX_KEYS = 50
+
+
+class Malformed(ValueError):
+    """The request body is not a well-formed command (a 400)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_dict(self) -> dict[str, str]:
+        return {"error": self.message, "rule": "request"}
+
+
+Check = Callable[[Any, str], None]
+
+
+@dataclass(frozen=True)
+class Field:
+    check: Check
+    required: bool = True
+
+
+def integer(lo: int = -MAX_INT, hi: int = MAX_INT) -> Check:
+    def check(value: Any, where: str) -> None:
+        # bool is an int in Python but never a number in a command.
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Malformed(f"{where} must be a whole number")
+        if not lo <= value <= hi:
+            raise Malformed(f"{where} must be between {lo} and {hi}")
+
+    return check
+
+
+def boolean(value: Any, where: str) -> None:
+    if not isinstance(value, bool):
+        raise Malformed(f"{where} must be true or false")
+
+
+def string(max_len: int = MAX_STR, choices: tuple[str, ...] | None = None) -> Check:
+    def check(value: Any, where: str) -> None:
+        if not isinstance(value, str):
+            raise Malformed(f"{where} must be a string")
+        if len(value) > max_len:
+            raise Malformed(f"{where} is longer than {max_len} characters")
+        if choices is not None and value not in choices:
+            raise Malformed(f"{where} must be one of {', '.join(choices)}")
+
+    return check
+
+
+def list_of(item: Check, max_len: int = MAX_LIST, min_len: int = 0) -> Check:
+    def check(value: Any, where: str) -> None:
+        if not isinstance(value, list):
+            raise Malformed(f"{where} must be a list")
+        if not min_len <= len(value) <= max_len:
+            raise Malformed(f"{where} must hold {min_len} to {max_len} items")
+        for i, v in enumerate(value):
+            item(v, f"{where}[{i}]")
+
+    return check
+
+
+def one_of(*checks: Check) -> Check:
+    def check(value: Any, where: str) -> None:
+        errors = []
+        for c in checks:
+            try:
+                c(value, where)
+                return
+            except Malformed as exc:
+                errors.append(exc.message)
+        raise Malformed(" or ".join(dict.fromkeys(errors)))
+
+    return check
+
+
+def null(value: Any, where: str) -> None:
+    if value is not None:
+        raise Malformed(f"{where} must be null")
+
+
+def optional(check: Check) -> Check:
+    return one_of(null, check)
+
+
+def obj(fields: Mapping[str, Field]) -> Check:
+    def check(value: Any, where: str) -> None:
+        if not isinstance(value, dict):
+            raise Malformed(f"{where} must be an object")
+        _check_fields(value, fields, where)
+
+    return check
+
+
+def plain_json(value: Any, where: str, depth: int = 0) -> None:
+    """Any JSON value within the size bounds (for game settings, whose keys
+    the game itself checks)."""
+    if depth > MAX_DEPTH:
+        raise Malformed(f"{where} is nested too deeply")
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        integer()(value, where)
+    elif isinstance(value, float):
+        if not math.isfinite(value) or abs(value) > MAX_INT:
+            raise Malformed(f"{where} must be a number between {-MAX_INT} and {MAX_INT}")
+    elif isinstance(value, str):
+        string()(value, where)
+    elif isinstance(value, list):
+        if len(value) > MAX_LIST:
+            raise Malformed(f"{where} holds more than {MAX_LIST} items")
+        for i, v in enumerate(value):
+            plain_json(v, f"{where}[{i}]", depth + 1)
+    elif isinstance(value, dict):
+        if len(value) > MAX_KEYS:
+            raise Malformed(f"{where} has more than {MAX_KEYS} fields")
+        for k, v in value.items():
+            string(40)(k, f"{where} field name")
+            plain_json(v, f"{where}.{k}", depth + 1)
+    else:  # pragma: no cover - json.loads makes nothing else
+        raise Malformed(f"{where} has an unsupported value")
+
+
+def settings(value: Any, where: str) -> None:
+    if not isinstance(value, dict):
+        raise Malformed(f"{where} must be an object")
+    plain_json(value, where)
+
+
+def _check_fields(value: dict, fields: Mapping[str, Field], where: str) -> None:
+    unknown = sorted(set(value) - set(fields))
+    if unknown:
+        shown = ", ".join(repr(k)[:40] for k in unknown[:5])
+        raise Malformed(f"{where} has unknown field(s) {shown}")
+    for name, field in fields.items():
+        if name not in value:
+            if field.required:
+                raise Malformed(f"{where} needs the field {name!r}")
+            continue
+        field.check(value[name], f"{where}.{name}")
+
+
+def req(check: Check) -> Field:
+    return Field(check)
+
+
+def opt(check: Check) -> Field:
+    return Field(check, required=False)
+
+
+# Table-level commands, common to every game.
+TABLE_COMMANDS: dict[str, dict[str, Field]] = {
+    "new_game": {"kind": req(string(40, tuple(KINDS))), "settings": opt(settings)},
+    "end_game": {},
+    "undo": {},
+}
+
+# Game commands, by type; see each game's module docstring.
+GAME_COMMANDS: dict[str, dict[str, Field]] = {}
+
+_TYPE = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
+def schemas() -> dict[str, dict[str, Field]]:
+    return {**GAME_COMMANDS, **TABLE_COMMANDS}
+
+
+def parse(body: bytes) -> dict[str, Any]:
+    """The command in a request body, or ``Malformed`` saying what is wrong."""
+    if not body:
+        raise Malformed("send the command as a JSON object in the request body")
+    try:
+        command = json.loads(body, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise Malformed("the request body is not valid JSON") from None
+    validate(command)
+    return command
+
+
+def validate(command: Any) -> None:
+    if not isinstance(command, dict):
+        raise Malformed("a command must be a JSON object")
+    kind = command.get("type")
+    if not isinstance(kind, str):
+        raise Malformed('a command needs a "type" string')
+    if not _TYPE.fullmatch(kind) or kind not in schemas():
+        shown = kind if len(kind) <= 40 else kind[:40] + "..."
+        raise Malformed(f"unknown command type {shown!r}")
+    fields = {"type": req(string(40)), **schemas()[kind]}
+    _check_fields(command, fields, "command")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")

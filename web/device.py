@@ -1,0 +1,166 @@
+"""The device API behind the /device page: the OLED as an image, and the
+simulated buttons, dice roll and kept dice.
+
+While the danger coin is on the table's display, the image served here is the
+last one drawn before it, and the display version stands still: nothing a
+browser can fetch shows the coin or even that it was flipped.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from web import get_service
+from web.auth import check_pin
+from web.errors import error_response
+
+bp = Blueprint("device", __name__)
+
+BUTTONS = ("A", "B", "C")
+MAX_DICE = 5
+
+
+class OledCache:
+    """The last display image that held no secret, and its version."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.png: bytes | None = None
+        self.version: int | None = None
+
+    def current(self, display: Any) -> tuple[bytes, int]:
+        with self._lock:
+            if not display.secret:
+                version = display.version
+                png = display.png()
+                # Re-check after drawing: if the coin came up meanwhile, the
+                # image may hold it, so it is not kept.
+                if not display.secret and display.version == version:
+                    self.png, self.version = png, version
+            if self.png is None:
+                # The coin was up before any image was served: a blank screen
+                # of the display's size, never the coin itself.
+                self.png, self.version = _blank_png(display), 0
+            return self.png, self.version or 0
+
+
+def _blank_png(display: Any) -> bytes:
+    import io
+
+    from PIL import Image
+
+    size = (getattr(display, "width", 128), getattr(display, "height", 64))
+    buf = io.BytesIO()
+    Image.new("1", size, 0).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _oled() -> OledCache:
+    from flask import current_app
+
+    return current_app.extensions["tablepi.oled"]
+
+
+def _check_device_access() -> Response | None:
+    """In simulation the browser is the device, so anyone at the page may press;
+    on real hardware the buttons change the game, so the PIN is needed."""
+    if get_service().simulated:
+        return None
+    return check_pin()
+
+
+def _json_object() -> dict[str, Any] | Response:
+    body = request.get_json(silent=True)
+    if body is None and not request.get_data(cache=True):
+        return {}
+    if not isinstance(body, dict):
+        return error_response(400, "send a JSON object", rule="request")
+    return body
+
+
+@bp.get("/api/device")
+def info():
+    service = get_service()
+    _, version = _oled().current(service.display)
+    return jsonify(
+        {
+            "simulated": bool(service.simulated),
+            "display": {"version": version},
+            "buttons": list(BUTTONS) if service.simulated else [],
+            "camera": {"synthetic": bool(getattr(service, "simulated", False))},
+        }
+    )
+
+
+@bp.get("/api/device/oled.png")
+def oled():
+    png, version = _oled().current(get_service().display)
+    return Response(
+        png,
+        mimetype="image/png",
+        headers={"Cache-Control": "no-store", "X-Display-Version": str(version)},
+    )
+
+
+@bp.post("/api/device/press")
+def press():
+    refused = _check_device_access()
+    if refused is not None:
+        return refused
+    body = _json_object()
+    if isinstance(body, Response):
+        return body
+    unknown = set(body) - {"button", "long"}
+    if unknown:
+        return error_response(400, f"unknown field(s): {', '.join(sorted(map(str, unknown)))[:100]}")
+    button = body.get("button")
+    long = body.get("long", False)
+    if button not in BUTTONS:
+        return error_response(400, 'button must be "A", "B" or "C"')
+    if not isinstance(long, bool):
+        return error_response(400, "long must be true or false")
+    try:
+        get_service().press(button, long=long)
+    except RuntimeError as exc:
+        return error_response(409, str(exc), rule="device")
+    return jsonify({"pressed": button, "long": long})
+
+
+@bp.post("/api/device/roll")
+def roll():
+    refused = _check_device_access()
+    if refused is not None:
+        return refused
+    try:
+        get_service().roll()
+    except RuntimeError as exc:
+        return error_response(409, str(exc), rule="device")
+    return jsonify({"rolled": True})
+
+
+@bp.post("/api/device/keep")
+def keep():
+    refused = _check_device_access()
+    if refused is not None:
+        return refused
+    body = _json_object()
+    if isinstance(body, Response):
+        return body
+    if set(body) != {"dice"}:
+        return error_response(400, 'send {"dice": [indices of the dice to keep]}')
+    dice = body["dice"]
+    if (
+        not isinstance(dice, list)
+        or len(dice) > MAX_DICE
+        or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < MAX_DICE for i in dice)
+        or len(set(dice)) != len(dice)
+    ):
+        return error_response(400, f"dice must list distinct indices 0..{MAX_DICE - 1}")
+    try:
+        get_service().set_kept(sorted(dice))
+    except (RuntimeError, ValueError) as exc:
+        return error_response(409, str(exc), rule="device")
+    return jsonify({"kept": sorted(dice)})

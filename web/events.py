@@ -1,0 +1,98 @@
+"""``GET /api/events``: the table's events as a Server-Sent Events stream.
+
+Each event goes out as ``id: N / event: TYPE / data: JSON``. A reconnecting
+browser sends ``Last-Event-ID`` and gets what it missed from the table's
+recent history; when that history no longer reaches back far enough, or the
+viewer fell so far behind that its queue overflowed, it gets a fresh "state"
+event instead, so a viewer is never left showing a stale table. An idle
+stream carries a comment line every ``SSE_HEARTBEAT`` seconds so proxies and
+the server notice a vanished client.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+
+from web import get_service
+
+bp = Blueprint("events", __name__)
+
+
+def format_event(type_: str, data: Any, event_id: int | None = None) -> bytes:
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines.append(f"event: {type_}")
+    # Compact JSON has no newlines, so one data line carries it whole.
+    lines.append("data: " + json.dumps(data, separators=(",", ":")))
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def _last_event_id() -> int | None:
+    raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
+    if raw is None:
+        return None
+    raw = raw.strip()
+    if not raw.isdigit() or len(raw) > 18:
+        return None  # unreadable: treat as a fresh viewer
+    return int(raw)
+
+
+def stream(table: Any, last_id: int | None, heartbeat: float, queue: int) -> Iterator[bytes]:
+    # Subscribe before reading history or state, so nothing published in
+    # between is lost; duplicates are skipped by id below.
+    sub = table.subscribe(maxsize=queue)
+    try:
+        # The retry hint makes browsers reconnect quickly after a restart.
+        yield b"retry: 2000\n\n"
+        sent = -1
+        backlog = table.events_since(last_id) if last_id is not None else None
+        if backlog is None:
+            yield _state_event(table)
+        else:
+            for event in backlog:
+                yield format_event(event.type, event.data, event.id)
+                sent = max(sent, event.id)
+        while True:
+            event = sub.get(timeout=heartbeat)
+            if event is None:
+                yield b": keep-alive\n\n"
+                continue
+            if event.type == "missed":
+                yield _state_event(table)
+                continue
+            if event.id is not None and event.id <= sent:
+                continue
+            yield format_event(event.type, event.data, event.id)
+            if event.id is not None:
+                sent = event.id
+    finally:
+        sub.close()
+
+
+def _state_event(table: Any) -> bytes:
+    # No id: the browser keeps its last real event id for the next resume.
+    return format_event("state", table.public_state())
+
+
+@bp.get("/api/events")
+def events():
+    config = current_app.config
+    body = stream(
+        get_service().table,
+        _last_event_id(),
+        float(config["SSE_HEARTBEAT"]),
+        int(config["SSE_QUEUE"]),
+    )
+    return Response(
+        body,
+        mimetype="text/event-stream",
+        headers={
+            "Cache-Control": "no-cache, no-store",
+            "X-Accel-Buffering": "no",
+        },
+    )
