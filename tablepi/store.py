@@ -1,0 +1,456 @@
+"""The table's memory: one SQLite database, crash-safe.
+
+Every accepted command is appended to a per-game log (game id, seq, command
+JSON with its "at" stamp, source, manual flag) in its own transaction, in WAL
+mode with ``synchronous=FULL``: when ``append`` returns, the command survives
+a power cut. Snapshots (``game.to_dict()``) are written now and then so that
+resuming is snapshot + replay of the later commands. Finished and abandoned
+games stay in the history.
+
+Nothing secret is ever stored: games' ``to_dict`` hold no secret and coin
+flips are never commands.
+
+A database that cannot be opened or fails its integrity check is renamed
+aside (never deleted) and a fresh one is started; ``problem`` then says so.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "tablepi.db"
+SCHEMA_VERSION = 1
+SNAPSHOT_EVERY = 25
+EXPORT_FORMAT = "tablepi-game"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id         INTEGER PRIMARY KEY,
+    kind       TEXT NOT NULL,
+    settings   TEXT NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('playing', 'finished', 'abandoned', 'imported')),
+    created_at REAL NOT NULL,
+    ended_at   REAL
+);
+CREATE TABLE IF NOT EXISTS commands (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq     INTEGER NOT NULL,
+    command TEXT NOT NULL,
+    source  TEXT NOT NULL,
+    manual  INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS snapshots (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq     INTEGER NOT NULL,
+    state   TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+"""
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done; the message is for the user."""
+
+
+@dataclass(frozen=True)
+class LoggedCommand:
+    seq: int
+    command: dict[str, Any]
+    source: str
+    manual: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "command": self.command, "source": self.source, "manual": self.manual}
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: int
+    kind: str
+    settings: dict[str, Any]
+    status: str
+    created_at: float
+    ended_at: float | None
+    commands: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "settings": self.settings,
+            "status": self.status,
+            "created_at": self.created_at,
+            "ended_at": self.ended_at,
+            "commands": self.commands,
+        }
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, allow_nan=False)
+
+
+class Store:
+    """The database in ``data_dir``. Thread-safe (one connection, one lock)."""
+
+    def __init__(self, data_dir: str | os.PathLike[str], clock=time.time) -> None:
+        self.data_dir = Path(data_dir)
+        self.path = self.data_dir / DB_NAME
+        self.clock = clock
+        self.problem: str | None = None
+        self.moved_aside: Path | None = None
+        self._lock = threading.RLock()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = self._open()
+        except sqlite3.DatabaseError as exc:
+            self.moved_aside = self._move_aside()
+            self.problem = (
+                f"The game database could not be read ({exc}); it was kept as "
+                f"{self.moved_aside.name} and a new one was started."
+            )
+            log.error("%s", self.problem)
+            self._conn = self._open()
+
+    # -- opening -------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        # Look before SQLite touches anything, so a foreign file and its WAL
+        # are kept exactly as found.
+        try:
+            with open(self.path, "rb") as f:
+                header = f.read(16)
+        except FileNotFoundError:
+            header = None
+        if header and header != b"SQLite format 3\x00":
+            raise sqlite3.DatabaseError("file is not a database")
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            row = conn.execute("PRAGMA quick_check").fetchone()
+            if row is None or row[0] != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {row[0] if row else 'no answer'}")
+            conn.executescript(SCHEMA)
+            version = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if version is None:
+                conn.execute("INSERT INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(version[0]) > SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(f"database schema {version[0]} is newer than this program")
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            conn.close()
+            raise sqlite3.DatabaseError(str(exc)) from exc
+        return conn
+
+    def _move_aside(self) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}-{n}")
+        os.replace(self.path, target)
+        # The WAL and shared-memory files belong to the bad database.
+        for suffix in ("-wal", "-shm"):
+            side = self.path.with_name(DB_NAME + suffix)
+            if side.exists():
+                os.replace(side, target.with_name(target.name + suffix))
+        return target
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def pragma(self, name: str) -> Any:
+        with self._lock:
+            return self._conn.execute(f"PRAGMA {name}").fetchone()[0]
+
+    # -- meta ----------------------------------------------------------------
+
+    def _set_current(self, conn: sqlite3.Connection, game_id: int | None) -> None:
+        if game_id is None:
+            conn.execute("DELETE FROM meta WHERE key='current_game'")
+        else:
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('current_game', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (str(game_id),),
+            )
+
+    def current_game_id(self) -> int | None:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key='current_game'").fetchone()
+        return int(row[0]) if row else None
+
+    # -- writing -------------------------------------------------------------
+
+    def create_game(self, kind: str, settings: dict[str, Any], initial_state: dict[str, Any]) -> int:
+        """A new current game; the one before it, if still playing, is abandoned."""
+        now = self.clock()
+        with self._transaction() as conn:
+            previous = conn.execute("SELECT value FROM meta WHERE key='current_game'").fetchone()
+            if previous:
+                conn.execute(
+                    "UPDATE games SET status='abandoned', ended_at=? WHERE id=? AND status='playing'",
+                    (now, int(previous[0])),
+                )
+            cur = conn.execute(
+                "INSERT INTO games(kind, settings, status, created_at) VALUES (?, ?, 'playing', ?)",
+                (kind, _dumps(settings), now),
+            )
+            game_id = int(cur.lastrowid)
+            conn.execute(
+                "INSERT INTO snapshots(game_id, seq, state) VALUES (?, 0, ?)",
+                (game_id, _dumps(initial_state)),
+            )
+            self._set_current(conn, game_id)
+        return game_id
+
+    def append(
+        self,
+        game_id: int,
+        seq: int,
+        command: dict[str, Any],
+        source: str,
+        manual: bool = False,
+        finished: bool = False,
+        snapshot: dict[str, Any] | None = None,
+    ) -> None:
+        """Log one accepted command; durable when this returns."""
+        text = _dumps(command)
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO commands(game_id, seq, command, source, manual) VALUES (?, ?, ?, ?, ?)",
+                (game_id, seq, text, source, int(bool(manual))),
+            )
+            status, ended = ("finished", self.clock()) if finished else ("playing", None)
+            conn.execute(
+                "UPDATE games SET status=?, ended_at=? WHERE id=? AND status IN ('playing', 'finished')",
+                (status, ended, game_id),
+            )
+            if snapshot is not None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO snapshots(game_id, seq, state) VALUES (?, ?, ?)",
+                    (game_id, seq, _dumps(snapshot)),
+                )
+
+    def snapshot(self, game_id: int, seq: int, state: dict[str, Any]) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO snapshots(game_id, seq, state) VALUES (?, ?, ?)",
+                (game_id, seq, _dumps(state)),
+            )
+
+    def end_game(self, game_id: int) -> None:
+        """Take the game off the table; unfinished it counts as abandoned."""
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE games SET status='abandoned', ended_at=? WHERE id=? AND status='playing'",
+                (self.clock(), game_id),
+            )
+            self._set_current(conn, None)
+
+    # -- reading -------------------------------------------------------------
+
+    def game(self, game_id: int) -> GameRecord | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT g.id, g.kind, g.settings, g.status, g.created_at, g.ended_at, "
+                "(SELECT COUNT(*) FROM commands c WHERE c.game_id = g.id) FROM games g WHERE g.id=?",
+                (game_id,),
+            ).fetchone()
+        return self._record(row) if row else None
+
+    def games(self) -> list[GameRecord]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT g.id, g.kind, g.settings, g.status, g.created_at, g.ended_at, "
+                "(SELECT COUNT(*) FROM commands c WHERE c.game_id = g.id) FROM games g ORDER BY g.id"
+            ).fetchall()
+        return [self._record(r) for r in rows]
+
+    @staticmethod
+    def _record(row: tuple) -> GameRecord:
+        return GameRecord(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], row[6])
+
+    def commands(self, game_id: int, after: int = 0) -> list[LoggedCommand]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, command, source, manual FROM commands WHERE game_id=? AND seq>? ORDER BY seq",
+                (game_id, after),
+            ).fetchall()
+        return [LoggedCommand(r[0], json.loads(r[1]), r[2], bool(r[3])) for r in rows]
+
+    def last_seq(self, game_id: int) -> int:
+        with self._lock:
+            row = self._conn.execute("SELECT MAX(seq) FROM commands WHERE game_id=?", (game_id,)).fetchone()
+        return int(row[0] or 0)
+
+    def latest_snapshot(self, game_id: int) -> tuple[int, dict[str, Any]] | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT seq, state FROM snapshots WHERE game_id=? ORDER BY seq DESC LIMIT 1", (game_id,)
+            ).fetchone()
+        return (int(row[0]), json.loads(row[1])) if row else None
+
+    def initial_snapshot(self, game_id: int) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT state FROM snapshots WHERE game_id=? AND seq=0", (game_id,)
+            ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    # -- export and import -----------------------------------------------------
+
+    def export_game(self, game_id: int) -> dict[str, Any]:
+        """Settings, every command and the final state, as plain JSON data."""
+        record = self.game(game_id)
+        if record is None:
+            raise StoreError(f"there is no game {game_id}")
+        commands = self.commands(game_id)
+        game = replay(record.kind, record.settings, commands, self.initial_snapshot(game_id))
+        return {
+            "format": EXPORT_FORMAT,
+            "version": SCHEMA_VERSION,
+            "id": record.id,
+            "kind": record.kind,
+            "settings": record.settings,
+            "status": record.status,
+            "created_at": record.created_at,
+            "ended_at": record.ended_at,
+            "initial_state": self.initial_snapshot(game_id),
+            "commands": [c.to_dict() for c in commands],
+            "final_state": game.to_dict(),
+        }
+
+    def import_game(self, data: Any) -> int:
+        """Add an exported game to the history after replaying it; a file that
+        does not replay to its own final state is refused and nothing changes."""
+        kind, settings, initial, commands, final = _validate_export(data)
+        game = replay(kind, settings, commands, initial)
+        if final is not None and _dumps(game.to_dict()) != _dumps(final):
+            raise StoreError("the commands do not replay to the file's final state; nothing was imported")
+        now = self.clock()
+        with self._transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO games(kind, settings, status, created_at, ended_at) "
+                "VALUES (?, ?, 'imported', ?, ?)",
+                (kind, _dumps(settings), now, now),
+            )
+            game_id = int(cur.lastrowid)
+            conn.execute(
+                "INSERT INTO snapshots(game_id, seq, state) VALUES (?, 0, ?)",
+                (game_id, _dumps(initial if initial is not None else _fresh_state(kind, settings))),
+            )
+            conn.executemany(
+                "INSERT INTO commands(game_id, seq, command, source, manual) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, c.seq, _dumps(c.command), c.source, int(c.manual)) for c in commands],
+            )
+        return game_id
+
+
+def _fresh_state(kind: str, settings: dict[str, Any]) -> dict[str, Any]:
+    from tablepi.games import new_game
+
+    return new_game(kind, settings).to_dict()
+
+
+def replay(
+    kind: str,
+    settings: dict[str, Any],
+    commands: Iterable[LoggedCommand],
+    initial_state: dict[str, Any] | None = None,
+) -> Any:
+    """The game after ``commands`` from its start; ``undo`` entries take back
+    the command before them. Raises ``StoreError`` on any command that does
+    not apply."""
+    from tablepi.games import RuleError, load_game, new_game
+
+    try:
+        game = load_game(kind, initial_state) if initial_state is not None else new_game(kind, settings)
+    except RuleError as exc:
+        raise StoreError(f"the game cannot be set up: {exc.message}") from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"the game's starting state is not valid: {exc!r}") from exc
+    for entry in commands:
+        apply_logged(game, entry)
+    return game
+
+
+def apply_logged(game: Any, entry: LoggedCommand) -> None:
+    from tablepi.games import RuleError
+
+    command = entry.command
+    try:
+        if command.get("type") == "undo":
+            game.pop()
+        else:
+            game.push(dict(command))
+    except RuleError as exc:
+        raise StoreError(f"command {entry.seq} ({command.get('type')}) is not legal: {exc.message}") from exc
+    except (IndexError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise StoreError(f"command {entry.seq} ({command.get('type')}) cannot be applied: {exc!r}") from exc
+
+
+def _validate_export(data: Any):
+    from tablepi.games import KINDS
+
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise StoreError(f"not a TablePi game file (expected \"format\": \"{EXPORT_FORMAT}\")")
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise StoreError(f"unknown game kind {kind!r}; expected one of {', '.join(KINDS)}")
+    settings = data.get("settings")
+    if not isinstance(settings, dict):
+        raise StoreError("\"settings\" must be an object")
+    initial = data.get("initial_state")
+    if initial is not None and not isinstance(initial, dict):
+        raise StoreError("\"initial_state\" must be an object")
+    final = data.get("final_state")
+    if final is not None and not isinstance(final, dict):
+        raise StoreError("\"final_state\" must be an object")
+    raw = data.get("commands")
+    if not isinstance(raw, list):
+        raise StoreError("\"commands\" must be a list")
+    commands: list[LoggedCommand] = []
+    for i, item in enumerate(raw, start=1):
+        if not isinstance(item, dict) or not isinstance(item.get("command"), dict):
+            raise StoreError(f"command {i} must be an object with a \"command\" object")
+        seq = item.get("seq", i)
+        if seq != i:
+            raise StoreError(f"command {i} has seq {seq!r}; commands must be numbered 1, 2, 3, ...")
+        if not isinstance(item["command"].get("type"), str):
+            raise StoreError(f"command {i} has no \"type\"")
+        source = item.get("source", "import")
+        if not isinstance(source, str):
+            raise StoreError(f"command {i} has a source that is not text")
+        commands.append(LoggedCommand(i, item["command"], source, bool(item.get("manual", False))))
+    return kind, settings, initial, commands, final
