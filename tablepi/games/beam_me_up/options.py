@@ -1,0 +1,144 @@
+"""Reading a roll of five dice (rulings B3-B5).
+
+A roll makes at most one scoring combination of the rulebook's eight: the
+combination uses every die that can score, so a triplet is never read as a
+pair, a full house never as two pairs, and a big straight never as a small
+straight (B4). An option has one or two parts; the player may leave a part
+unused (B5), which is how a full house is played as a triplet alone, or a
+small straight with a pair as the pair alone.
+
+Every one of the 252 sorted rolls is read once, when the module loads; reading
+a roll afterwards is a sort and a dictionary look-up.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tablepi.games.errors import RuleError
+
+COLUMNS: tuple[str, ...] = ("1", "2", "3", "4", "5", "6", "straight")
+STRAIGHT = "straight"
+
+# Squares for n dice of one value (B3): pair +1, triplet +2, four +3, five +4.
+_KIND_NAMES = {2: "pair", 3: "triplet", 4: "four of a kind", 5: "five of a kind"}
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One way to score a roll: a name and one or two (column, squares) parts."""
+
+    name: str
+    parts: tuple[tuple[str, int], ...]
+
+    @property
+    def text(self) -> str:
+        """The option in plain words, e.g. "triplet of 2s: +2 in column 2"."""
+        return describe(self)
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "parts": [{"column": column, "squares": squares} for column, squares in self.parts],
+        }
+
+
+def _where(column: str) -> str:
+    return "straight" if column == STRAIGHT else f"column {column}"
+
+
+def describe(option: Option) -> str:
+    """Plain words for an option, one line."""
+    parts = option.parts
+    if option.name == "small straight":
+        text = f"small straight: +{parts[0][1]} in straight"
+        if len(parts) == 2:
+            column, squares = parts[1]
+            text += f"; with the pair of {column}s: +{squares} in {_where(column)}"
+        return text
+    if option.name == "big straight":
+        return f"big straight: +{parts[0][1]} in straight"
+    if option.name == "two pairs":
+        (a, sa), (b, sb) = parts
+        return f"two pairs ({a}s and {b}s): +{sa} in {_where(a)}; +{sb} in {_where(b)}"
+    if option.name == "full house":
+        (a, sa), (b, sb) = parts
+        return f"full house: triplet of {a}s +{sa} in {_where(a)}; pair of {b}s +{sb} in {_where(b)}"
+    column, squares = parts[0]
+    if option.name in ("pair", "triplet"):
+        return f"{option.name} of {column}s: +{squares} in {_where(column)}"
+    return f"{option.name} ({column}s): +{squares} in {_where(column)}"
+
+
+def _read(roll: tuple[int, ...]) -> tuple[Option, ...]:
+    """The options of one sorted roll, from the value counts."""
+    counts = Counter(roll)
+    values = sorted(counts)
+    groups = sorted(((n, v) for v, n in counts.items() if n >= 2), reverse=True)
+    if len(values) == 5 and values[-1] - values[0] == 4:
+        return (Option("big straight", ((STRAIGHT, 3),)),)
+    run = _longest_run(values)
+    if run >= 4:
+        # Four distinct consecutive values leave room for at most one pair.
+        parts: list[tuple[str, int]] = [(STRAIGHT, 2)]
+        if groups:
+            parts.append((str(groups[0][1]), 1))
+        return (Option("small straight", tuple(parts)),)
+    if not groups:
+        return ()
+    if len(groups) == 1:
+        n, v = groups[0]
+        return (Option(_KIND_NAMES[n], ((str(v), n - 1),)),)
+    (n1, v1), (n2, v2) = groups
+    if n1 == 3:
+        return (Option("full house", ((str(v1), 2), (str(v2), 1))),)
+    low, high = sorted((v1, v2))
+    return (Option("two pairs", ((str(low), 1), (str(high), 1))),)
+
+
+def _longest_run(values: Sequence[int]) -> int:
+    best = run = 1
+    for a, b in itertools.pairwise(values):
+        run = run + 1 if b == a + 1 else 1
+        best = max(best, run)
+    return best
+
+
+SORTED_ROLLS: tuple[tuple[int, ...], ...] = tuple(itertools.combinations_with_replacement(range(1, 7), 5))
+TABLE: dict[tuple[int, ...], tuple[Option, ...]] = {roll: _read(roll) for roll in SORTED_ROLLS}
+
+
+def check_dice(dice: object) -> tuple[int, ...]:
+    """The dice as a sorted tuple, or RuleError naming what is wrong."""
+    if not isinstance(dice, list | tuple):
+        raise RuleError("dice-count", "dice must be a list of five values")
+    if len(dice) != 5:
+        raise RuleError("dice-count", f"a roll has five dice, not {len(dice)}")
+    for value in dice:
+        if type(value) is not int:
+            raise RuleError("dice-value", f"a die shows a whole number 1..6, not {value!r}")
+        if not 1 <= value <= 6:
+            raise RuleError("dice-value", f"a die shows 1..6, not {value}")
+    return tuple(sorted(dice))
+
+
+def options(dice: Iterable[int]) -> list[Option]:
+    """Every option for five dice (in any order)."""
+    try:
+        dice = tuple(dice)
+        found = TABLE.get(tuple(sorted(dice)))
+    except TypeError:
+        found = None
+    # The type check keeps True and 1.0, which hash like 1, from passing as dice.
+    if found is None or not all(type(d) is int for d in dice):
+        check_dice(dice if isinstance(dice, tuple) else None)
+        raise AssertionError("unreachable: every valid roll is in TABLE")  # pragma: no cover
+    return list(found)
+
+
+def roll_key(dice: Sequence[int]) -> str:
+    """The sorted roll as "1,1,2,3,4"."""
+    return ",".join(str(d) for d in sorted(dice))
