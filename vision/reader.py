@@ -1,0 +1,287 @@
+"""Reading the top faces of six-sided dice in a photo.
+
+The reader works from the pips up, because pips look the same on every die:
+small, round, high-contrast blobs of similar size laid out on a 3x3 grid.
+
+1. Candidate pips: blobs in a difference-of-Gaussians image, both dark-on-light
+   and light-on-dark, kept when round and compact.
+2. Grouping: two pips belong to one face when they are close for their size,
+   alike in size and polarity, sit on faces of the same colour, and the face
+   between them is unbroken (a gap, a shadow or a die edge breaks it).
+3. Each group is checked against the six canonical pip layouts; how well it
+   fits gives the confidence. A lone pip counts as a "1" only when it sits in
+   the middle of a uniform face that ends where a die's edge should be.
+
+The work is done on an image pyramid so that dice from about 25 to 250 pixels
+across are read with one configuration.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+# Pip layouts on a die face, pip offsets in units of the grid step.
+_LAYOUTS = {
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)],
+    6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
+}
+
+
+def _signature(points: np.ndarray) -> np.ndarray:
+    d = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))
+    iu = np.triu_indices(len(points), 1)
+    v = np.sort(d[iu])
+    return v / v[-1]
+
+
+_SIGNATURES = {n: _signature(np.array(p, dtype=float)) for n, p in _LAYOUTS.items() if n > 2}
+
+_SQUARE = np.ones((3, 3), np.uint8)
+
+# Tunables (one configuration for every photo).
+DOG_SMALL = 1.0  # sigma of the fine blur, pixels at the working level
+DOG_LARGE = 4.0  # sigma of the coarse blur
+DOG_THRESHOLD = 16.0  # grey levels of local contrast a pip must have
+PIP_MIN_AREA = 5
+PIP_MAX_AREA = 260
+LINK_RADII = 10.0  # farthest link between pips of one face, in pip radii
+LINE_TOLERANCE = 30.0  # Lab distance allowed along the face between two pips
+FACE_TOLERANCE = 30.0  # Lab distance allowed between the faces of linked pips
+SPAN_RADII = (4.5, 12.0)  # diagonal of a face's pip grid, in pip radii
+FIT_TOLERANCE = 0.22  # worst pairwise-distance error still accepted
+MIN_CONFIDENCE = 0.5
+
+
+@dataclass
+class Die:
+    """One die read from an image: top-face value, box in pixels, confidence 0..1."""
+
+    value: int
+    box: list[float]
+    confidence: float
+    pips: list[tuple[float, float]] = field(default_factory=list, repr=False)
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.box
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
+    def to_dict(self) -> dict:
+        return {
+            "value": int(self.value),
+            "box": [round(float(v), 1) for v in self.box],
+            "confidence": round(float(self.confidence), 3),
+        }
+
+
+@dataclass
+class _Pips:
+    x: np.ndarray
+    y: np.ndarray
+    r: np.ndarray
+    polarity: np.ndarray
+    face: np.ndarray  # Lab colour of the face around each pip
+
+
+def _split_blob(mask: np.ndarray, dog: np.ndarray, ox: int, oy: int) -> list[tuple[float, float, float]]:
+    """Pips (x, y, radius) in one blob; a blob of two or three touching pips is split."""
+    m = cv2.moments(mask, binaryImage=True)
+    area = m["m00"]
+    cx, cy = m["m10"] / area, m["m01"] / area
+    mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
+    common = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11**2, 0.0))
+    major = math.sqrt(max((mu20 + mu02) / 2 + common, 1e-6))
+    minor = math.sqrt(max((mu20 + mu02) / 2 - common, 1e-6))
+    elong = major / minor
+    if elong < 1.6:
+        if area < 0.5 * math.pi * (2 * major) * (2 * minor) / 4:
+            return []
+        return [(cx + ox, cy + oy, math.sqrt(area / math.pi))]
+    # A run of k round pips has major/minor about sqrt((k^2 - 1) / 3 * 4 + 1).
+    k = 2 if elong < 2.6 else 3 if elong < 3.8 else 0
+    if k == 0:
+        return []
+    theta = 0.5 * math.atan2(2 * mu11, mu20 - mu02)
+    ux, uy = math.cos(theta), math.sin(theta)
+    length = major * math.sqrt(3)  # half length of the run along its axis
+    step = 2 * length / k
+    r = math.sqrt(area / k / math.pi)
+    out = []
+    h, w = dog.shape
+    peaks = []
+    for i in range(k):
+        t = -length + step * (i + 0.5)
+        px, py = cx + ux * t, cy + uy * t
+        out.append((px + ox, py + oy, r))
+        peaks.append(dog[min(h - 1, max(0, int(round(py)))), min(w - 1, max(0, int(round(px))))])
+    # Touching pips leave a dip between them; a streak or an edge does not.
+    for i in range(k - 1):
+        t = -length + step * (i + 1)
+        px, py = cx + ux * t, cy + uy * t
+        dip = dog[min(h - 1, max(0, int(round(py)))), min(w - 1, max(0, int(round(px))))]
+        if dip > 0.85 * min(peaks[i], peaks[i + 1]):
+            return []
+    return out
+
+
+def _candidates(grey: np.ndarray, lab: np.ndarray) -> _Pips:
+    g = grey.astype(np.float32)
+    dog = cv2.GaussianBlur(g, (0, 0), DOG_SMALL) - cv2.GaussianBlur(g, (0, 0), DOG_LARGE)
+    xs, ys, rs, ps = [], [], [], []
+    h, w = grey.shape
+    for polarity in (1, -1):
+        pdog = polarity * dog
+        mask = (pdog > DOG_THRESHOLD).astype(np.uint8)
+        # Opening cuts the thin necks that join neighbouring pips on small dice.
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        for i in range(1, n):
+            x, y, bw, bh, area = stats[i]
+            if area < PIP_MIN_AREA or area > 3 * PIP_MAX_AREA:
+                continue
+            if area <= PIP_MAX_AREA and max(bw, bh) <= 1.5 * min(bw, bh) + 1 and area >= 0.55 * bw * bh:
+                xs.append(cents[i][0])
+                ys.append(cents[i][1])
+                rs.append(math.sqrt(area / math.pi))
+                ps.append(polarity)
+                continue
+            sub = (labels[y : y + bh, x : x + bw] == i).astype(np.uint8)
+            for px, py, r in _split_blob(sub, pdog[y : y + bh, x : x + bw], x, y):
+                if math.pi * r * r > PIP_MAX_AREA:
+                    continue
+                xs.append(px)
+                ys.append(py)
+                rs.append(r)
+                ps.append(polarity)
+    if not xs:
+        e = np.zeros(0)
+        return _Pips(e, e, e, e.astype(int), np.zeros((0, 3)))
+    x, y, r, p = (np.array(a, dtype=float) for a in (xs, ys, rs, ps))
+    p = p.astype(int)
+    # Face colour: median of a ring just outside the pip.
+    ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    rr = r[:, None] * 2.0 + 1.0
+    sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
+    face = np.median(lab[sy, sx].astype(np.float32), axis=1)
+    return _Pips(x, y, r, p, face)
+
+
+def _line_ok(lab: np.ndarray, pips: _Pips, i: int, j: int, near: np.ndarray) -> float:
+    """Worst colour step along the segment between pips i and j (face only)."""
+    x0, y0, x1, y1 = pips.x[i], pips.y[i], pips.x[j], pips.y[j]
+    length = math.hypot(x1 - x0, y1 - y0)
+    n = max(int(length), 2)
+    t = np.linspace(0, 1, n)
+    px = x0 + (x1 - x0) * t
+    py = y0 + (y1 - y0) * t
+    ok = np.ones(n, bool)
+    for k in near:
+        ok &= (px - pips.x[k]) ** 2 + (py - pips.y[k]) ** 2 > (pips.r[k] * 1.6 + 1) ** 2
+    if ok.sum() < 2:
+        return 0.0
+    h, w = lab.shape[:2]
+    sx = np.clip(np.rint(px[ok]), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(py[ok]), 0, h - 1).astype(int)
+    samples = lab[sy, sx].astype(np.float32)
+    ref = (pips.face[i] + pips.face[j]) / 2
+    dist = np.sqrt(((samples - ref) ** 2).sum(-1))
+    return float(np.percentile(dist, 90))
+
+
+def _groups(lab: np.ndarray, pips: _Pips) -> list[list[int]]:
+    n = len(pips.x)
+    parent = list(range(n))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    if n == 0:
+        return []
+    dx = pips.x[:, None] - pips.x[None, :]
+    dy = pips.y[:, None] - pips.y[None, :]
+    dist = np.sqrt(dx * dx + dy * dy)
+    rmean = (pips.r[:, None] + pips.r[None, :]) / 2
+    rratio = np.maximum(pips.r[:, None], pips.r[None, :]) / np.minimum(pips.r[:, None], pips.r[None, :])
+    facediff = np.sqrt(((pips.face[:, None, :] - pips.face[None, :, :]) ** 2).sum(-1))
+    cand = (
+        (dist <= LINK_RADII * rmean)
+        & (dist > 2.5 * rmean)
+        & (rratio < 1.7)
+        & (pips.polarity[:, None] == pips.polarity[None, :])
+        & (facediff < FACE_TOLERANCE)
+    )
+    ii, jj = np.nonzero(np.triu(cand, 1))
+    for i, j in zip(ii.tolist(), jj.tolist(), strict=True):
+        reach = dist[i] < dist[i, j] + pips.r[i] * 3
+        near = np.nonzero(reach)[0]
+        if _line_ok(lab, pips, i, j, near) < LINE_TOLERANCE:
+            parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for k in range(n):
+        groups.setdefault(find(k), []).append(k)
+    return list(groups.values())
+
+
+def _fit(points: np.ndarray, radius: float) -> tuple[int, float, float]:
+    """Value, confidence and face size (pixels) for a group of pips."""
+    n = len(points)
+    if n < 2 or n > 6:
+        return 0, 0.0, 0.0
+    d = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))
+    span = float(d.max())
+    ratio = span / radius
+    lo, hi = SPAN_RADII
+    if not lo <= ratio <= hi:
+        return n, 0.0, 0.0
+    if n == 2:
+        err = 0.12  # two pips carry no shape to check; keep them below a clean fit
+    else:
+        err = float(np.abs(_signature(points) - _SIGNATURES[n]).max())
+    conf = max(0.0, 1.0 - err / (2 * FIT_TOLERANCE))
+    # The pip grid's diagonal spans about 70% of the face's diagonal.
+    size = span / math.sqrt(2) / 0.55
+    return n, conf, size
+
+
+def _read_level(img: np.ndarray) -> list[Die]:
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
+    pips = _candidates(grey, lab)
+    dice: list[Die] = []
+    for g in _groups(lab, pips):
+        if len(g) < 2:
+            continue
+        pts = np.stack([pips.x[g], pips.y[g]], axis=1)
+        radius = float(np.median(pips.r[g]))
+        value, conf, size = _fit(pts, radius)
+        if value == 0 or size == 0:
+            continue
+        cx, cy = pts.mean(axis=0)
+        half = size / 2
+        dice.append(
+            Die(value, [cx - half, cy - half, cx + half, cy + half], conf, [tuple(p) for p in pts.tolist()])
+        )
+    return dice
+
+
+def read_dice(image: np.ndarray) -> list[Die]:
+    """Read every die whose top face shows in ``image`` (a BGR array)."""
+    if image is None or not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise ValueError("read_dice needs a BGR image array")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    dice = _read_level(image)
+    return [d for d in dice if d.confidence > 0]
