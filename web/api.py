@@ -5,20 +5,13 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 
 from tablepi.games.errors import RuleError
+from tablepi.table import CommandError
 from web import get_service
 from web.auth import check_pin
 from web.commands import Malformed, parse
 from web.errors import error_response
 
 bp = Blueprint("api", __name__)
-
-try:  # the table module defines CommandError once the hub is in place
-    from tablepi.table import CommandError
-except ImportError:  # pragma: no cover
-
-    class CommandError(ValueError):  # type: ignore[no-redef]
-        pass
-
 
 @bp.get("/healthz")
 def healthz():
@@ -38,20 +31,20 @@ def commands():
     refused = check_pin()
     if refused is not None:
         return refused
+    table = get_service().table
     try:
-        command = parse(request.get_data(cache=False))
+        command = parse(request.get_data(cache=False), getattr(table, "kind", None))
     except Malformed as exc:
         return jsonify(exc.to_dict()), 400
-    table = get_service().table
     try:
         return jsonify(table.submit(command, source="web"))
     except RuleError as exc:
         return jsonify(exc.to_dict()), 409
     except CommandError as exc:
-        # The schema has passed; what the table still refuses is a command that
-        # does not fit the moment (no game, game over): a conflict, not a typo.
-        body = exc.to_dict() if hasattr(exc, "to_dict") else {"error": str(exc), "rule": "command"}
-        return jsonify(body), 409
+        # With no game on the table a well-formed command conflicts with the
+        # moment (409); with a game, the table found the command malformed (400).
+        status = 409 if table.public_state().get("game") is None else 400
+        return jsonify(exc.to_dict()), status
 
 
 @bp.get("/api/camera.jpg")

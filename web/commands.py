@@ -86,6 +86,19 @@ def list_of(item: Check, max_len: int = MAX_LIST, min_len: int = 0) -> Check:
     return check
 
 
+def dict_of(key: Check, value: Check, max_len: int = MAX_KEYS, min_len: int = 0) -> Check:
+    def check(v: Any, where: str) -> None:
+        if not isinstance(v, dict):
+            raise Malformed(f"{where} must be an object")
+        if not min_len <= len(v) <= max_len:
+            raise Malformed(f"{where} must hold {min_len} to {max_len} entries")
+        for k, item in v.items():
+            key(k, f"{where} key")
+            value(item, f"{where}[{k[:40]!r}]")
+
+    return check
+
+
 def one_of(*checks: Check) -> Check:
     def check(value: Any, where: str) -> None:
         errors = []
@@ -181,17 +194,44 @@ TABLE_COMMANDS: dict[str, dict[str, Field]] = {
     "undo": {},
 }
 
-# Game commands, by type; see each game's module docstring.
-GAME_COMMANDS: dict[str, dict[str, Field]] = {}
+NAME = string(60)
+# "manual" marks a command typed in by hand rather than read by the table.
+MANUAL = {"manual": opt(boolean)}
+
+# Game commands, by type; see each game's module docstring. The table stamps
+# the time ("at") itself, so a client may not send one.
+OUTER_SPACE: dict[str, dict[str, Field]] = {
+    "leader": {"player": req(NAME)},
+    "partner": {"player": req(NAME)},
+    "next_phase": {},
+    "vote": {
+        "votes": req(dict_of(NAME, integer(0, 100), max_len=12, min_len=1)),
+        "tie_break": opt(optional(NAME)),
+    },
+    "timer_start": {},
+    "timer_pause": {},
+    "timer_reset": {},
+    "result": {"winner": req(string(20, ("humans", "aliens")))},
+}
+
+GAME_COMMANDS: dict[str, dict[str, dict[str, Field]]] = {
+    "outer_space": OUTER_SPACE,
+}
 
 _TYPE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
-def schemas() -> dict[str, dict[str, Field]]:
-    return {**GAME_COMMANDS, **TABLE_COMMANDS}
+def _candidates(ctype: str, kind: str | None) -> list[dict[str, Field]]:
+    """The schemas a command of this type may follow: the table's own, else
+    the game on the table's (or, with no game, any game's: the table then
+    answers that there is no game)."""
+    if ctype in TABLE_COMMANDS:
+        return [TABLE_COMMANDS[ctype]]
+    games = [GAME_COMMANDS[kind]] if kind in GAME_COMMANDS else list(GAME_COMMANDS.values())
+    return [{**MANUAL, **game[ctype]} for game in games if ctype in game]
 
 
-def parse(body: bytes) -> dict[str, Any]:
+def parse(body: bytes, kind: str | None = None) -> dict[str, Any]:
     """The command in a request body, or ``Malformed`` saying what is wrong."""
     if not body:
         raise Malformed("send the command as a JSON object in the request body")
@@ -199,21 +239,32 @@ def parse(body: bytes) -> dict[str, Any]:
         command = json.loads(body, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         raise Malformed("the request body is not valid JSON") from None
-    validate(command)
+    validate(command, kind)
     return command
 
 
-def validate(command: Any) -> None:
+def validate(command: Any, kind: str | None = None) -> None:
+    """Raise ``Malformed`` unless ``command`` fits a schema; ``kind`` is the
+    game on the table, if any."""
     if not isinstance(command, dict):
         raise Malformed("a command must be a JSON object")
-    kind = command.get("type")
-    if not isinstance(kind, str):
+    ctype = command.get("type")
+    if not isinstance(ctype, str):
         raise Malformed('a command needs a "type" string')
-    if not _TYPE.fullmatch(kind) or kind not in schemas():
-        shown = kind if len(kind) <= 40 else kind[:40] + "..."
-        raise Malformed(f"unknown command type {shown!r}")
-    fields = {"type": req(string(40)), **schemas()[kind]}
-    _check_fields(command, fields, "command")
+    candidates = _candidates(ctype, kind) if _TYPE.fullmatch(ctype) else []
+    if not candidates:
+        shown = ctype if len(ctype) <= 40 else ctype[:40] + "..."
+        game = f" in {kind}" if kind else ""
+        raise Malformed(f"unknown command type {shown!r}{game}")
+    first: Malformed | None = None
+    for fields in candidates:
+        try:
+            _check_fields(command, {"type": req(string(40)), **fields}, "command")
+            return
+        except Malformed as exc:
+            first = first or exc
+    assert first is not None
+    raise first
 
 
 def _no_constant(name: str) -> Any:
