@@ -405,6 +405,22 @@ def replay(
     return game
 
 
+# Games whose rules read the table's "at" stamp (their module docstrings say
+# so); the others take their documented fields only, and the stamp stays in
+# the log. A game class may also say so itself with ``takes_at``.
+TIMED_KINDS = frozenset({"outer_space"})
+# Fields the table adds to a command for its own record, never for the rules.
+TABLE_FIELDS = ("at", "manual")
+
+
+def game_command(game: Any, command: dict[str, Any]) -> dict[str, Any]:
+    """The part of a logged command that the game's rules take."""
+    kind = getattr(game, "kind", None) or getattr(type(game), "kind", None)
+    takes_at = getattr(type(game), "takes_at", kind in TIMED_KINDS)
+    keep = ("at",) if takes_at else ()
+    return {k: v for k, v in command.items() if k not in TABLE_FIELDS or k in keep}
+
+
 def apply_logged(game: Any, entry: LoggedCommand) -> None:
     from tablepi.games import RuleError
 
@@ -413,7 +429,7 @@ def apply_logged(game: Any, entry: LoggedCommand) -> None:
         if command.get("type") == "undo":
             game.pop()
         else:
-            game.push(dict(command))
+            game.push(game_command(game, command))
     except RuleError as exc:
         raise StoreError(f"command {entry.seq} ({command.get('type')}) is not legal: {exc.message}") from exc
     except (IndexError, KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -31,9 +31,10 @@ Table-level commands, besides each game's own (see the game modules):
 "end_game"}`` (take the current game off the table) and ``{"type": "undo"}``
 (take back the last command; logged, so a replay takes it back too).
 
-Every command is stamped with ``"at"`` (the table's clock) before the game
-sees it; a command with ``"manual": true`` (a roll typed in by hand) keeps
-that flag in the log and in ``last``.
+Every command is stamped with ``"at"`` (the table's clock) and logged with
+it; games whose rules read time get the stamp too (``store.game_command``).
+A command with ``"manual": true`` (a roll typed in by hand) keeps that flag
+in the log and in ``last``; the rules never see it.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from typing import Any
 
 from tablepi.events import Event, EventBus, Subscription
 from tablepi.games import KINDS, RuleError, load_game, new_game
-from tablepi.store import SNAPSHOT_EVERY, LoggedCommand, Store, StoreError, apply_logged
+from tablepi.store import SNAPSHOT_EVERY, LoggedCommand, Store, StoreError, apply_logged, game_command
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +202,7 @@ class Table:
         stamped = self._stamp(command)
         game = self._game
         try:
-            game.push(dict(stamped))
+            game.push(game_command(game, stamped))
         except RuleError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
