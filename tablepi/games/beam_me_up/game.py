@@ -1,0 +1,552 @@
+"""The Beam Me Up game: boards, turns, moves and the win (rulings B6-B12).
+
+Pure rules over plain data: the dice come in as commands, nothing here reads
+a clock, a camera or a random source. See the package docstring for the
+command vocabulary.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from tablepi.games.beam_me_up.board import Layout, default_layouts, layout_from_dict
+from tablepi.games.beam_me_up.options import COLUMNS, Option, check_dice, options
+from tablepi.games.errors import RuleError
+
+PHASES = ("advantage", "rolling", "moving", "bonus", "over")
+MAX_ROLLS = 3  # B11
+_COLUMN_INDEX = {column: i for i, column in enumerate(COLUMNS)}
+_FIELDS = {
+    "advantage": frozenset({"type", "columns"}),
+    "roll": frozenset({"type", "dice", "kept"}),
+    "choose": frozenset({"type", "option"}),
+    "move": frozenset({"type", "part", "column"}),
+    "bonus": frozenset({"type", "column"}),
+    "end_turn": frozenset({"type"}),
+}
+
+
+def _where(column: str) -> str:
+    return "the straight column" if column == "straight" else f"column {column}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _column(command: dict, key: str = "column") -> str:
+    column = command.get(key)
+    if column not in _COLUMN_INDEX:
+        raise RuleError("command", f"{key} must be one of {', '.join(COLUMNS)}, not {column!r}")
+    return column
+
+
+def _whole(command: dict, key: str) -> int:
+    value = command.get(key)
+    if type(value) is not int:
+        raise RuleError("command", f"{key} must be a whole number, not {value!r}")
+    return value
+
+
+def _without(values: list[int], taken: list[int]) -> list[int] | None:
+    """values minus the multiset taken, or None if taken is not inside values."""
+    rest = list(values)
+    for v in taken:
+        try:
+            rest.remove(v)
+        except ValueError:
+            return None
+    return rest
+
+
+def _check_settings(settings: Any) -> list[tuple[str, Layout]]:
+    """The players' names and layouts, or RuleError("settings")."""
+    if not isinstance(settings, dict):
+        raise RuleError("settings", "settings must be an object with a players list")
+    unknown = set(settings) - {"players"}
+    if unknown:
+        raise RuleError("settings", f"unknown setting(s): {', '.join(sorted(map(str, unknown)))}")
+    players = settings.get("players")
+    if not isinstance(players, list) or not 2 <= len(players) <= 4:
+        raise RuleError("settings", "Beam Me Up is for 2 to 4 players")
+    boards = default_layouts()
+    seats: list[tuple[str, Layout]] = []
+    for seat, player in enumerate(players):
+        if not isinstance(player, dict) or set(player) - {"name", "board", "layout"}:
+            raise RuleError("settings", f"player {seat + 1}: give a name and a board (A-D) or a layout")
+        name = player.get("name")
+        if not isinstance(name, str) or not name.strip() or len(name) > 40:
+            raise RuleError("settings", f"player {seat + 1}: a name is 1..40 characters")
+        if name in (n for n, _ in seats):
+            raise RuleError("settings", f"two players are called {name!r}; names must differ")
+        if "board" in player and "layout" in player:
+            raise RuleError("settings", f"{name}: give a board or a layout, not both")
+        if "layout" in player:
+            layout = layout_from_dict(player["layout"], default_name=f"{name}'s board")
+        else:
+            board = player.get("board", "ABCD"[seat])
+            if board not in boards:
+                choices = ", ".join(boards)
+                raise RuleError("settings", f"{name}: board must be one of {choices}, not {board!r}")
+            layout = boards[board]
+        seats.append((name, layout))
+    return seats
+
+
+class BeamMeUp:
+    """A game of Beam Me Up in progress. Build with ``from_settings`` or
+    ``from_dict``; change only through ``push`` and ``pop``."""
+
+    kind = "beam_me_up"
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        seats = _check_settings(settings)
+        try:
+            self._settings = json.loads(json.dumps(settings))
+        except (TypeError, ValueError):
+            raise RuleError("settings", "settings must be plain JSON data") from None
+        self._names = [name for name, _ in seats]
+        self._layouts = [layout for _, layout in seats]
+        n = len(seats)
+        self._n = n
+        self._need = 5 if n == 2 else 4  # B12
+        self._top = [layout.top_row for layout in self._layouts]
+        self._space = [layout.space_row for layout in self._layouts]
+        # Specials as (column index, row) sets, for the hot path.
+        self._rockets = [{(_COLUMN_INDEX[c], r) for c, r in lay.rockets} for lay in self._layouts]
+        self._blue = [{(_COLUMN_INDEX[c], r) for c, r in lay.blue_stars} for lay in self._layouts]
+        self._stars = [
+            blue | {(_COLUMN_INDEX[c], r) for c, r in lay.pink_stars}
+            for blue, lay in zip(self._blue, self._layouts, strict=True)
+        ]
+        self._rows = [[0] * len(COLUMNS) for _ in range(n)]
+        self._phase = "advantage"
+        self._due = 1  # the seat giving the starting player's advantage next (B10)
+        self._active = 0
+        self._roll_no = 0
+        self._dice: list[int] | None = None
+        self._kept: list[int] = []
+        self._options: list[Option] = []
+        self._chosen: int | None = None
+        self._parts_left: list[int] = []
+        self._wildcard = False
+        self._bonus = 0
+        self._winner: int | None = None
+        self._effects: list[str] = [f"set-up (B10): {self._names[1]} moves 1 counter up one square"]
+        self._commands: list[dict[str, Any]] = []
+
+    # -- construction and the protocol -------------------------------------------------
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any]) -> BeamMeUp:
+        return cls(settings)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BeamMeUp:
+        if not isinstance(data, dict) or set(data) != {"kind", "settings", "commands"}:
+            raise RuleError("saved-game", "a saved game has kind, settings and commands")
+        if not isinstance(data["commands"], list):
+            raise RuleError("saved-game", "a saved game has kind, settings and commands")
+        if data["kind"] != cls.kind:
+            raise RuleError("saved-game", f"not a Beam Me Up game: {data['kind']!r}")
+        game = cls(data["settings"])
+        for number, command in enumerate(data["commands"], 1):
+            try:
+                game.push(command)
+            except RuleError as exc:
+                raise RuleError(exc.rule, f"saved command {number} is illegal: {exc.message}") from None
+        return game
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "settings": copy.deepcopy(self._settings),
+            "commands": copy.deepcopy(self._commands),
+        }
+
+    def push(self, command: dict[str, Any]) -> None:
+        """Validate and apply one command; a RuleError leaves the game unchanged."""
+        if not isinstance(command, dict):
+            raise RuleError("command", "a command is an object with a type")
+        kind = command.get("type")
+        fields = _FIELDS.get(kind) if isinstance(kind, str) else None
+        if fields is None:
+            raise RuleError("command", f"unknown command type {kind!r}; one of {', '.join(_FIELDS)}")
+        if not fields.issuperset(command):
+            extra = ", ".join(sorted(map(str, set(command) - fields)))
+            raise RuleError("command", f"unknown field(s) for {kind}: {extra}")
+        if self._phase == "over":
+            raise RuleError("B12", f"the game is over: {self._names[self._winner]} won")
+        if self._bonus and kind != "bonus":
+            raise RuleError("B8", "a rocket's bonus square is owed: place it first")
+        effects: list[str] = []
+        stored = getattr(self, "_do_" + kind)(command, effects)
+        self._commands.append(stored)
+        self._effects = effects
+
+    def pop(self) -> dict[str, Any]:
+        """Take back the last command (by replaying the others) and return it."""
+        if not self._commands:
+            raise RuleError("undo", "nothing to undo")
+        last = self._commands[-1]
+        replayed = BeamMeUp(self._settings)
+        for command in self._commands[:-1]:
+            replayed.push(command)
+        self.__dict__.update(replayed.__dict__)
+        return last
+
+    @property
+    def finished(self) -> bool:
+        return self._phase == "over"
+
+    # -- read-only state ---------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        """One of "advantage", "rolling", "moving", "bonus", "over"."""
+        return self._phase
+
+    @property
+    def players(self) -> list[str]:
+        return list(self._names)
+
+    @property
+    def active(self) -> int:
+        """Seat of the player to act (in the set-up: the one giving the advantage)."""
+        return self._due if self._phase == "advantage" else self._active
+
+    @property
+    def advantage_due(self) -> int:
+        """How many counters the player due in the set-up moves (B10); 0 after it."""
+        return self._due if self._phase == "advantage" else 0
+
+    @property
+    def roll_number(self) -> int:
+        return self._roll_no
+
+    @property
+    def dice(self) -> list[int] | None:
+        return None if self._dice is None else list(self._dice)
+
+    @property
+    def options(self) -> list[Option]:
+        return list(self._options)
+
+    @property
+    def chosen(self) -> Option | None:
+        return None if self._chosen is None else self._options[self._chosen]
+
+    @property
+    def parts_left(self) -> list[int]:
+        return list(self._parts_left)
+
+    @property
+    def wildcard(self) -> bool:
+        return self._wildcard
+
+    @property
+    def bonus_owed(self) -> int:
+        return self._bonus
+
+    @property
+    def winner(self) -> int | None:
+        return self._winner
+
+    @property
+    def last_effects(self) -> list[str]:
+        return list(self._effects)
+
+    @property
+    def commands(self) -> list[dict[str, Any]]:
+        return copy.deepcopy(self._commands)
+
+    def layout(self, seat: int) -> Layout:
+        return self._layouts[seat]
+
+    def row(self, seat: int, column: str) -> int:
+        return self._rows[seat][_COLUMN_INDEX[column]]
+
+    def counters(self, seat: int) -> dict[str, int]:
+        """Row of each of the seat's counters, by column."""
+        return dict(zip(COLUMNS, self._rows[seat], strict=True))
+
+    def in_space(self, seat: int) -> int:
+        space = self._space[seat]
+        return sum(r >= space for r in self._rows[seat])
+
+    def has_won(self, seat: int) -> bool:
+        """B12: enough counters in space and none on row 0."""
+        rows = self._rows[seat]
+        return 0 not in rows and self.in_space(seat) >= self._need
+
+    # -- commands (each validates everything before it changes anything) ---------------
+
+    def _do_advantage(self, command: dict, effects: list[str]) -> dict:
+        if self._phase != "advantage":
+            raise RuleError("B10", "the starting player's advantage is given only before the first roll")
+        columns = command.get("columns")
+        if not isinstance(columns, list):
+            raise RuleError("command", "columns must be a list of columns")
+        for column in columns:
+            if column not in _COLUMN_INDEX:
+                raise RuleError("command", f"columns are {', '.join(COLUMNS)}, not {column!r}")
+        seat, due = self._due, self._due
+        name = self._names[seat]
+        if len(columns) != due:
+            raise RuleError("B10", f"{name} moves exactly {_plural(due, 'counter')} up one square")
+        if len(set(columns)) != len(columns):
+            raise RuleError("B10", "the advantage moves counters in different columns")
+        for column in columns:
+            self._rows[seat][_COLUMN_INDEX[column]] += 1
+        effects.append(
+            f"starting player's advantage (B10): {name} moves {', '.join(map(_where, columns))} up one square"
+            " (no rockets, no cool downs)"
+        )
+        self._due += 1
+        if self._due == self._n:
+            self._phase = "rolling"
+            effects.append(f"{self._names[0]}'s turn")
+        else:
+            effects.append(f"set-up (B10): {self._names[self._due]} moves {self._due} counters up one square")
+        return {"type": "advantage", "columns": list(columns)}
+
+    def _do_roll(self, command: dict, effects: list[str]) -> dict:
+        if self._phase == "advantage":
+            raise RuleError("B10", "the starting player's advantage comes first")
+        if self._phase != "rolling":
+            raise RuleError("phase", "an option is chosen: move its parts or end the turn")
+        dice = command.get("dice")
+        check_dice(dice)
+        if self._roll_no >= MAX_ROLLS:
+            raise RuleError("B11", "a turn has at most three rolls: choose an option or end the turn")
+        stored: dict[str, Any] = {"type": "roll", "dice": list(dice)}
+        if "kept" in command:
+            kept = command["kept"]
+            if not isinstance(kept, list) or any(type(v) is not int for v in kept):
+                raise RuleError("command", "kept must be a list of die values")
+            if kept and self._dice is None:
+                raise RuleError("B11", "nothing can be set aside before the first roll")
+            if kept and _without(self._dice, kept) is None:
+                raise RuleError("B11", f"the dice set aside {kept} are not in the last roll {self._dice}")
+            if _without(dice, kept) is None:
+                raise RuleError("B11", f"the dice set aside {kept} are not in this roll {list(dice)}")
+            stored["kept"] = list(kept)
+            self._kept = list(kept)
+        else:
+            self._kept = []
+        self._roll_no += 1
+        self._dice = list(dice)
+        self._options = options(dice)
+        name = self._names[self._active]
+        shown = " ".join(map(str, dice))
+        if self._options:
+            effects.append(f"{name}'s roll {self._roll_no} of {MAX_ROLLS}: {shown}")
+        else:
+            effects.append(f"{name}'s roll {self._roll_no} of {MAX_ROLLS}: {shown} - no option (B4)")
+        return stored
+
+    def _do_choose(self, command: dict, effects: list[str]) -> dict:
+        index = _whole(command, "option")
+        if self._phase == "advantage":
+            raise RuleError("B10", "the starting player's advantage comes first")
+        if self._phase != "rolling":
+            raise RuleError("phase", "an option is already chosen")
+        if self._dice is None:
+            raise RuleError("B11", "roll the dice first")
+        if not self._options:
+            raise RuleError("B4", "this roll has no option: roll again or end the turn")
+        if not 0 <= index < len(self._options):
+            raise RuleError("B3", f"this roll has {_plural(len(self._options), 'option')}; no option {index}")
+        seat = self._active
+        self._chosen = index
+        option = self._options[index]
+        self._parts_left = list(range(len(option.parts)))
+        rows = self._rows[seat]
+        blue = self._blue[seat]
+        self._wildcard = any((c, r) in blue for c, r in enumerate(rows))
+        self._phase = "moving"
+        effects.append(f"{self._names[seat]} plays {option.text}")
+        if self._wildcard:
+            effects.append("wildcard (B9): a counter on a blue star lets each part go in any column")
+        return {"type": "choose", "option": index}
+
+    def _do_move(self, command: dict, effects: list[str]) -> dict:
+        part = _whole(command, "part")
+        if self._phase != "moving":
+            if self._phase == "advantage":
+                raise RuleError("B10", "the starting player's advantage comes first")
+            raise RuleError("phase", "choose an option of the roll first")
+        option = self._options[self._chosen]
+        if part not in self._parts_left:
+            if 0 <= part < len(option.parts):
+                raise RuleError("B5", f"part {part} of this option is already used")
+            raise RuleError("B5", f"this option has {_plural(len(option.parts), 'part')}; no part {part}")
+        own, squares = option.parts[part]
+        column = _column(command) if "column" in command else own
+        if column != own and not self._wildcard:
+            raise RuleError(
+                "B9", f"this part moves {_where(own)}; another column needs a counter on a blue star"
+            )
+        stored = {"type": "move", "part": part}
+        if "column" in command:
+            stored["column"] = column
+
+        seat = self._active
+        name = self._names[seat]
+        c = _COLUMN_INDEX[column]
+        rows = self._rows[seat]
+        old = rows[c]
+        new = min(old + squares, self._top[seat])
+        moved = new - old
+        rows[c] = new
+        self._parts_left.remove(part)
+        via = " (wildcard, B9)" if column != own else ""
+        effects.append(f"{name} moves {_where(column)} up {_plural(moved, 'square')} to row {new}{via}")
+        if moved < squares:
+            effects.append(f"top of the column (B6): {_plural(squares - moved, 'square')} forfeited")
+        if moved >= 2:
+            self._cool_down(c, column, effects)
+        elif squares >= 2:
+            effects.append("no cool down (B7): fewer than 2 squares were moved")
+        if moved and (c, new) in self._rockets[seat]:
+            self._bonus += 1
+            effects.append(f"rocket (B8): {name} landed on a rocket; place a bonus square on any counter")
+        self._after_step(effects)
+        return stored
+
+    def _cool_down(self, c: int, column: str, effects: list[str]) -> None:
+        for other in range(self._n):
+            if other == self._active:
+                continue
+            name = self._names[other]
+            row = self._rows[other][c]
+            if row == 0:
+                effects.append(f"cool down (B7): {name}'s counter in {_where(column)} is on row 0 and stays")
+            elif (c, row) in self._stars[other]:
+                star = "blue" if (c, row) in self._blue[other] else "pink"
+                effects.append(f"{name}'s counter on a {star} star is safe from the cool down (B7)")
+            else:
+                self._rows[other][c] = row - 1
+                effects.append(f"cool down (B7): {name}'s counter in {_where(column)} moves down 1")
+                if (c, row - 1) in self._rockets[other]:
+                    effects.append(f"{name}'s counter was cooled onto a rocket: no bonus (B8)")
+
+    def _do_bonus(self, command: dict, effects: list[str]) -> dict:
+        column = _column(command)
+        if self._phase != "bonus":
+            raise RuleError("B8", "no bonus square is owed")
+        seat = self._active
+        c = _COLUMN_INDEX[column]
+        rows = self._rows[seat]
+        top = self._top[seat]
+        if rows[c] >= top:
+            raise RuleError(
+                "B8", f"the counter in {_where(column)} is at the top; give the bonus square to another"
+            )
+        rows[c] += 1
+        self._bonus -= 1
+        name = self._names[seat]
+        effects.append(
+            f"rocket bonus (B8): {name} moves {_where(column)} up 1 to row {rows[c]} (no cool down)"
+        )
+        if (c, rows[c]) in self._rockets[seat]:
+            self._bonus += 1
+            effects.append("rocket (B8): the bonus square landed on another rocket; place one more")
+        self._after_step(effects)
+        return {"type": "bonus", "column": column}
+
+    def _do_end_turn(self, command: dict, effects: list[str]) -> dict:
+        if self._phase == "advantage":
+            raise RuleError("B10", "the starting player's advantage comes first")
+        if self._phase == "rolling" and self._dice is None:
+            raise RuleError("B11", "roll at least once before ending the turn")
+        name = self._names[self._active]
+        if self._phase == "moving":
+            effects.append(f"{name} leaves {_plural(len(self._parts_left), 'part')} unused (B5)")
+        elif not self._options:
+            effects.append(f"{name} passes: the roll has no option (B4)")
+        else:
+            effects.append(f"{name} ends the turn without using the roll")
+        self._next_turn(effects)
+        return {"type": "end_turn"}
+
+    def _after_step(self, effects: list[str]) -> None:
+        """Win check after every part and bonus square (B12), then what comes next."""
+        seat = self._active
+        if self.has_won(seat):
+            self._phase = "over"
+            self._winner = seat
+            self._bonus = 0
+            self._parts_left = []
+            effects.append(
+                f"{self._names[seat]} wins (B12): {self.in_space(seat)} counters in space and none on row 0"
+            )
+        elif self._bonus:
+            self._phase = "bonus"
+        elif self._parts_left:
+            self._phase = "moving"
+        else:
+            self._next_turn(effects)
+
+    def _next_turn(self, effects: list[str]) -> None:
+        self._active = (self._active + 1) % self._n
+        self._phase = "rolling"
+        self._roll_no = 0
+        self._dice = None
+        self._kept = []
+        self._options = []
+        self._chosen = None
+        self._parts_left = []
+        self._wildcard = False
+        effects.append(f"{self._names[self._active]}'s turn")
+
+    # -- the view ----------------------------------------------------------------------
+
+    def public_view(self, now: float | None = None) -> dict[str, Any]:
+        """Everything on the table (Beam Me Up has no secrets); ``now`` is unused."""
+        players = []
+        for seat, name in enumerate(self._names):
+            rows = self._rows[seat]
+            players.append(
+                {
+                    "name": name,
+                    "layout": self._layouts[seat].to_dict(),
+                    "counters": dict(zip(COLUMNS, rows, strict=True)),
+                    "in_space": self.in_space(seat),
+                    "on_start_row": rows.count(0),
+                }
+            )
+        seat = self.active
+        chosen = None
+        if self._chosen is not None:
+            option = self._options[self._chosen]
+            chosen = {
+                "index": self._chosen,
+                **option.to_dict(),
+                "text": option.text,
+                "parts_left": list(self._parts_left),
+            }
+        winner = None
+        if self._winner is not None:
+            winner = {"index": self._winner, "name": self._names[self._winner]}
+        return {
+            "game": self.kind,
+            "players": players,
+            "turn": {"index": seat, "name": self._names[seat]},
+            "phase": self._phase,
+            "advantage_due": self.advantage_due,
+            "roll": self._roll_no,
+            "max_rolls": MAX_ROLLS,
+            "dice": self.dice,
+            "kept": list(self._kept),
+            "options": [{**o.to_dict(), "text": o.text} for o in self._options],
+            "chosen": chosen,
+            "wildcard": self._wildcard,
+            "bonus_owed": self._bonus,
+            "winner": winner,
+            "counters_to_win": self._need,
+            "finished": self.finished,
+            "last_effects": list(self._effects),
+        }
