@@ -1,0 +1,88 @@
+"""`tablepi bmu`: Beam Me Up from the command line.
+
+    tablepi bmu options 1 2 3 4 4         the options of a roll, in plain words
+    tablepi bmu options --json 2 2 2 4 6  the same as JSON
+    tablepi bmu options --all --json      every sorted roll (252) and its options
+    tablepi bmu layout my-board.json      check a board layout file (or A..D)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("bmu", help="Beam Me Up: read rolls, check board layouts")
+    which = parser.add_subparsers(dest="bmu", required=True, metavar="WHAT")
+
+    opts = which.add_parser("options", help="the options of a roll of five dice")
+    opts.add_argument("dice", nargs="*", metavar="DIE", help="five die values, 1..6")
+    opts.add_argument("--json", action="store_true", help="print JSON")
+    opts.add_argument("--all", action="store_true", help="every sorted roll and its options")
+    opts.set_defaults(func=_options)
+
+    lay = which.add_parser("layout", help="check a board layout (a JSON file, or A..D) and show it")
+    lay.add_argument("source", metavar="FILE|BOARD")
+    lay.add_argument("--json", action="store_true", help="print the layout as JSON")
+    lay.set_defaults(func=_layout)
+
+
+def _fail(message: str) -> int:
+    print(f"tablepi bmu: {message}", file=sys.stderr)
+    return 2
+
+
+def _options(args: argparse.Namespace) -> int:
+    from tablepi.games.beam_me_up.options import SORTED_ROLLS, TABLE, options, roll_key
+    from tablepi.games.errors import RuleError
+
+    if args.all:
+        if args.dice:
+            return _fail("give either --all or five dice, not both")
+        if args.json:
+            table = {roll_key(roll): [o.to_dict() for o in TABLE[roll]] for roll in SORTED_ROLLS}
+            print(json.dumps(table, indent=1))
+        else:
+            for roll in SORTED_ROLLS:
+                texts = [o.text for o in TABLE[roll]] or ["no option"]
+                print(f"{roll_key(roll)}: {' | '.join(texts)}")
+        return 0
+    dice = []
+    for word in args.dice:
+        try:
+            dice.append(int(word))
+        except ValueError:
+            return _fail(f"{word!r} is not a die value; give five numbers 1..6")
+    try:
+        found = options(dice)
+    except RuleError as exc:
+        return _fail(exc.message)
+    if args.json:
+        print(json.dumps([o.to_dict() for o in found]))
+    elif found:
+        for option in found:
+            print(option.text)
+    else:
+        print("no option: the turn passes (B4)")
+    return 0
+
+
+def _layout(args: argparse.Namespace) -> int:
+    from tablepi.games.beam_me_up.board import default_layouts, load_layout
+    from tablepi.games.errors import RuleError
+
+    try:
+        layout = default_layouts().get(args.source) or load_layout(args.source)
+    except RuleError as exc:
+        return _fail(exc.message)
+    data = layout.to_dict()
+    if args.json:
+        print(json.dumps(data, indent=1))
+        return 0
+    print(f"{layout.name}: rows 0..{layout.top_row}, space from row {layout.space_row}")
+    for kind in ("rockets", "pink_stars", "blue_stars"):
+        squares = ", ".join(f"{s['column']}:{s['row']}" for s in data[kind]) or "none"
+        print(f"  {kind.replace('_', ' ')}: {squares}")
+    return 0
