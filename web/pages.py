@@ -1,5 +1,194 @@
-"""The HTML pages: phone mirror, TV scoreboard, device panel, set-up."""
+"""The HTML pages: phone mirror, TV scoreboard, device panel, set-up.
 
-from flask import Blueprint
+Pages are rendered on the server from the table's public state. Live views
+(`/` and `/tv`) wrap their changing part in a region that a few lines of
+JavaScript re-fetch from `/part/<view>` whenever the event stream says the
+state changed, so the markup has exactly one source: the Jinja templates.
+Everything the pages show comes from ``table.public_state()``, which holds no
+secret; the pages add none.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from typing import Any
+
+import segno
+from flask import Blueprint, abort, current_app, render_template, request
+from markupsafe import Markup
 
 bp = Blueprint("pages", __name__)
+
+LIVE_VIEWS = ("phone", "tv")
+
+KIND_NAMES = {
+    "beam_me_up": "Beam Me Up",
+    "outer_space": "They Came From Outer Space",
+    "space_beans": "Space Beans",
+}
+
+
+def describe(public: dict[str, Any]) -> dict[str, Any]:
+    """What every template needs to know about the table, whatever the game."""
+    game = public.get("game") or None
+    if not game:
+        return {"kind": None, "name": None, "finished": False, "id": None, "seq": 0, "s": {}}
+    kind = game.get("kind")
+    state = game.get("state") or {}
+    view = {
+        "kind": kind if kind in KIND_NAMES else None,
+        "name": KIND_NAMES.get(kind, kind),
+        "finished": bool(game.get("finished")),
+        "id": game.get("id"),
+        "seq": public.get("seq", 0),
+        "s": state,
+    }
+    if kind == "outer_space":
+        view["timer_left"] = timer_left(state.get("timer") or {})
+    elif kind == "beam_me_up":
+        view["boards"] = [board_rows(p) for p in state.get("players", [])]
+        view["dice"] = dice_marks(state.get("dice"), state.get("kept") or [])
+        last = game.get("last") or {}
+        view["manual_roll"] = bool(last.get("manual")) and last.get("type") == "roll"
+    return view
+
+
+BMU_COLUMNS = ("1", "2", "3", "4", "5", "6", "straight")
+SPECIAL_CLASSES = {"rockets": "rocket", "pink_stars": "pink", "blue_stars": "blue"}
+
+
+def board_rows(player: dict[str, Any]) -> dict[str, Any]:
+    """One Beam Me Up board as rows of squares, top row first, for drawing."""
+    layout = player.get("layout") or {}
+    top = int(layout.get("top_row", 7))
+    space = int(layout.get("space_row", 6))
+    specials: dict[tuple[str, int], str] = {}
+    for key, cls in SPECIAL_CLASSES.items():
+        for square in layout.get(key, []):
+            specials[(str(square.get("column")), int(square.get("row", -1)))] = cls
+    counters = player.get("counters") or {}
+    rows = []
+    for row in range(top, -1, -1):
+        rows.append(
+            {
+                "row": row,
+                "space": row >= space,
+                "squares": [
+                    {
+                        "column": column,
+                        "special": specials.get((column, row)),
+                        "counter": counters.get(column) == row,
+                    }
+                    for column in BMU_COLUMNS
+                ],
+            }
+        )
+    return {"rows": rows, "space_row": space, "top_row": top, "layout_name": layout.get("name", "")}
+
+
+def beam_layouts() -> dict[str, dict[str, Any]]:
+    """The printed Beam Me Up boards (A..D) as layout dicts, for the set-up page."""
+    from tablepi.games.beam_me_up.board import default_layouts
+
+    return {key: layout.to_dict() for key, layout in default_layouts().items()}
+
+
+def dice_marks(dice: list[int] | None, kept: list[int]) -> list[dict[str, Any]]:
+    """The dice of a roll, each marked kept while kept values last (a kept
+    value marks one die only, however many show it)."""
+    left = list(kept)
+    marked = []
+    for value in dice or []:
+        is_kept = value in left
+        if is_kept:
+            left.remove(value)
+        marked.append({"value": value, "kept": is_kept})
+    return marked
+
+
+def timer_left(timer: dict[str, Any], now: float | None = None) -> float:
+    """Seconds left on a mission timer. A running timer is read from its
+    deadline, so the count is right however the view was stamped."""
+    deadline = timer.get("deadline")
+    if timer.get("state") == "running" and isinstance(deadline, int | float):
+        return max(0.0, float(deadline) - (time.time() if now is None else now))
+    remaining = timer.get("remaining", timer.get("duration", 0))
+    return max(0.0, float(remaining)) if isinstance(remaining, int | float) else 0.0
+
+
+@bp.app_template_global()
+def fmt_seconds(seconds: float) -> str:
+    """Seconds as the countdown shows them: "42", or "1:30" from a minute up."""
+    whole = max(0, math.ceil(seconds - 1e-6))
+    return f"{whole // 60}:{whole % 60:02d}" if whole >= 60 else str(whole)
+
+
+def _service() -> Any:
+    return current_app.extensions["tablepi"]
+
+
+def _public_state() -> dict[str, Any]:
+    return _service().table.public_state()
+
+
+def _simulated() -> bool:
+    return bool(getattr(_service(), "simulated", False))
+
+
+def _context(view: str) -> dict[str, Any]:
+    state = _public_state()
+    return {"view": view, "public": state, "g": describe(state), "simulated": _simulated()}
+
+
+def qr_svg(url: str) -> Markup:
+    """An inline SVG QR code for ``url`` (dark on light, for any screen)."""
+    qr = segno.make(url, error="m")
+    svg = qr.svg_inline(scale=8, dark="#000", light="#fff", border=2, omitsize=True)
+    return Markup(svg)
+
+
+def _phone_url() -> str:
+    # The TV is opened on the table's own address, so the phones can use it too.
+    return request.host_url
+
+
+@bp.app_template_filter("tojson_attr")
+def _tojson_attr(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+@bp.route("/")
+def phone() -> str:
+    return render_template("phone.html", **_context("phone"))
+
+
+@bp.route("/tv")
+def tv() -> str:
+    url = _phone_url()
+    return render_template("tv.html", qr=qr_svg(url), phone_url=url, **_context("tv"))
+
+
+@bp.route("/part/<view>")
+def part(view: str) -> str:
+    if view not in LIVE_VIEWS:
+        abort(404)
+    return render_template(f"parts/{view}.html", **_context(view))
+
+
+@bp.route("/device")
+def device() -> str:
+    return render_template("device.html", simulated=_simulated(), public=_public_state())
+
+
+@bp.route("/setup")
+def setup() -> str:
+    state = _public_state()
+    return render_template(
+        "setup.html",
+        public=state,
+        g=describe(state),
+        layouts=beam_layouts(),
+        kinds=KIND_NAMES,
+    )

@@ -1,0 +1,207 @@
+/* Live pages: keep the #live region in step with the table.
+ *
+ * The server renders the region (/part/<view>); this script re-fetches it
+ * whenever the event stream says the state changed, ticks countdowns between
+ * updates, and sends commands (after the PIN) to the JSON API.
+ */
+(function () {
+  "use strict";
+  var body = document.body;
+  var view = body.getAttribute("data-view");
+  var region = document.getElementById("live");
+  var hooks = [];
+  var fetching = false;
+  var again = false;
+
+  var TP = (window.TablePi = window.TablePi || {});
+  TP.afterRender = function (fn) { hooks.push(fn); fn(region); };
+
+  function runHooks() {
+    for (var i = 0; i < hooks.length; i++) {
+      try { hooks[i](region); } catch (e) { console.error(e); }
+    }
+    startCountdowns();
+  }
+
+  // One fetch at a time; a change during a fetch triggers exactly one more.
+  function refresh() {
+    if (!region || !view) return;
+    if (fetching) { again = true; return; }
+    fetching = true;
+    fetch("/part/" + view, { cache: "no-store", credentials: "same-origin" })
+      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.text(); })
+      .then(function (html) {
+        region.innerHTML = html;
+        runHooks();
+      })
+      .catch(function (e) { setStatus("offline", "Cannot reach the table (" + e.message + ")"); })
+      .then(function () {
+        fetching = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+  TP.refresh = refresh;
+
+  function setStatus(cls, text) {
+    var el = document.getElementById("link-status");
+    if (!el) return;
+    el.className = "link-status " + cls;
+    el.textContent = text;
+  }
+
+  // Live event stream; the browser reconnects by itself, and every (re)open
+  // re-reads the state because events may have been missed while away.
+  function connect() {
+    if (!window.EventSource) { setInterval(refresh, 2000); return; }
+    var es = new EventSource("/api/events");
+    var opened = false;
+    es.onopen = function () {
+      setStatus("online", "live");
+      if (opened) refresh();
+      opened = true;
+    };
+    es.onerror = function () { setStatus("offline", "reconnecting…"); };
+    ["state", "missed", "timer"].forEach(function (t) { es.addEventListener(t, refresh); });
+    es.addEventListener("rolling", function () { body.classList.add("rolling"); });
+    es.addEventListener("reading", function () { body.classList.remove("rolling"); });
+    es.addEventListener("camera", function (ev) {
+      var d = {};
+      try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
+      showNotice(d.message || (d.lost ? "Camera lost" : "Camera back"), d.lost ? "warn" : "info");
+    });
+    es.addEventListener("error", function (ev) {
+      if (!ev.data) return;  // a connection error, handled by onerror
+      try { showNotice(JSON.parse(ev.data).message || ev.data, "warn"); } catch (e) { showNotice(ev.data, "warn"); }
+    });
+    TP.events = es;
+  }
+
+  function showNotice(text, cls) {
+    var el = document.getElementById("notice");
+    if (!el) return;
+    el.textContent = text;
+    el.className = "notice " + (cls || "info");
+    clearTimeout(showNotice.t);
+    showNotice.t = setTimeout(function () { el.className = "notice hidden"; }, 6000);
+  }
+  TP.notice = showNotice;
+
+  // Countdowns: the server renders the remaining seconds at render time and
+  // whether the timer runs; the page counts down from the moment it got them.
+  var countdownTimer = null;
+  function startCountdowns() {
+    var els = document.querySelectorAll("[data-countdown]");
+    var now = performance.now();
+    for (var i = 0; i < els.length; i++) {
+      if (!els[i].hasAttribute("data-t0")) els[i].setAttribute("data-t0", String(now));
+    }
+    if (!countdownTimer && els.length) countdownTimer = setInterval(tick, 100);
+    tick();
+  }
+  function fmt(sec) {
+    var s = Math.max(0, Math.ceil(sec - 1e-6));
+    var m = Math.floor(s / 60);
+    return m > 0 ? m + ":" + String(s % 60).padStart(2, "0") : String(s);
+  }
+  function tick() {
+    var els = document.querySelectorAll("[data-countdown]");
+    var now = performance.now();
+    for (var i = 0; i < els.length; i++) {
+      var el = els[i];
+      var left = parseFloat(el.getAttribute("data-countdown"));
+      if (el.getAttribute("data-running") === "1") {
+        left -= (now - parseFloat(el.getAttribute("data-t0") || now)) / 1000;
+      }
+      left = Math.max(0, left);
+      el.textContent = fmt(left);
+      el.classList.toggle("warning", left <= 10 && left > 0);
+      el.classList.toggle("expired", left <= 0);
+    }
+  }
+
+  // Commands and the PIN.
+  TP.authed = function () { return sessionStorage.getItem("tablepi-authed") === "1"; };
+  function setAuthed(yes) {
+    if (yes) sessionStorage.setItem("tablepi-authed", "1");
+    else sessionStorage.removeItem("tablepi-authed");
+    body.classList.toggle("authed", !!yes);
+  }
+  TP.setAuthed = setAuthed;
+
+  function errorText(data, status) {
+    if (data && data.error) {
+      return data.rule ? data.error + " (rule " + data.rule + ")" : data.error;
+    }
+    return "The table refused that (HTTP " + status + ").";
+  }
+  TP.errorText = errorText;
+
+  function showError(text) {
+    var el = document.getElementById("action-error");
+    if (el) {
+      el.textContent = text || "";
+      el.classList.toggle("hidden", !text);
+    } else if (text) {
+      showNotice(text, "warn");
+    }
+  }
+  TP.showError = showError;
+
+  // POST JSON; resolves to the parsed reply, rejects with a plain-words message.
+  TP.post = function (url, payload) {
+    return fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify(payload || {})
+    }).then(function (r) {
+      return r.text().then(function (t) {
+        var data = null;
+        try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
+        if (r.status === 401 || r.status === 403) {
+          setAuthed(false);
+          throw new Error(errorText(data, r.status) || "Enter the table's PIN first.");
+        }
+        if (!r.ok) throw new Error(errorText(data, r.status));
+        return data;
+      });
+    });
+  };
+
+  TP.command = function (cmd) {
+    showError("");
+    body.classList.add("busy");
+    return TP.post("/api/commands", cmd)
+      .then(function (data) { refresh(); return data; })
+      .catch(function (e) { showError(e.message); throw e; })
+      .finally(function () { body.classList.remove("busy"); });
+  };
+
+  document.addEventListener("click", function (ev) {
+    var el = ev.target.closest("[data-command]");
+    if (!el || el.disabled) return;
+    ev.preventDefault();
+    var cmd;
+    try { cmd = JSON.parse(el.getAttribute("data-command")); } catch (e) { return; }
+    TP.command(cmd).catch(function () { /* shown already */ });
+  });
+
+  var pinForm = document.getElementById("pin-form");
+  if (pinForm) {
+    pinForm.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var input = pinForm.querySelector("input[name=pin]");
+      var out = document.getElementById("pin-error");
+      out.textContent = "";
+      TP.post("/api/login", { pin: input.value.trim() })
+        .then(function () { setAuthed(true); input.value = ""; refresh(); })
+        .catch(function (e) { out.textContent = e.message; });
+    });
+  }
+  var logout = document.getElementById("pin-forget");
+  if (logout) logout.addEventListener("click", function () { setAuthed(false); });
+
+  setAuthed(TP.authed());
+  runHooks();
+  connect();
+})();
