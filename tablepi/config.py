@@ -1,0 +1,436 @@
+"""TablePi's settings: defaults, layered TOML files, and validation.
+
+Files are read in order, later ones overriding earlier ones key by key:
+``/etc/tablepi/config.toml``, then ``~/.config/tablepi/config.toml``, then
+an explicit ``--config FILE``. A missing system or user file simply leaves
+the defaults in place. Every problem found is reported at once, each naming
+its key and the expected form, so a typo or a wrong value is fixed in one go.
+
+This module imports no hardware libraries: the CLI and the web read it too.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+SYSTEM_PATH = Path("/etc/tablepi/config.toml")
+BUTTON_NAMES = ("A", "B", "C")
+DISPLAY_DRIVERS = ("ssd1306", "sh1106")
+CAMERA_SOURCES = ("auto", "picamera", "opencv", "replay", "synthetic")
+
+
+class ConfigError(ValueError):
+    """One or more problems in the configuration; ``problems`` lists each one."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        count = len(self.problems)
+        head = "1 problem in the configuration" if count == 1 else f"{count} problems in the configuration"
+        super().__init__(head + ":\n" + "\n".join(f"  - {p}" for p in self.problems))
+
+
+@dataclass
+class ButtonsConfig:
+    pins: dict[str, int] = field(default_factory=lambda: {"A": 17, "B": 27, "C": 22})
+    hold_time: float = 1.5
+    bounce_time: float = 0.05
+
+
+@dataclass
+class DisplayConfig:
+    driver: str = "ssd1306"
+    port: int = 1
+    address: int = 0x3C
+    idle_seconds: float = 120
+    rotate: int = 0
+
+
+@dataclass
+class BuzzerConfig:
+    pin: int | None = 18
+
+
+@dataclass
+class CameraConfig:
+    source: str = "auto"
+    device: int | str = 0
+    folder: str = ""
+    width: int = 640
+    height: int = 480
+    fps: float = 15
+    tray: list[tuple[float, float]] | None = None
+    keep: tuple[float, float, float, float] | None = None
+
+
+@dataclass
+class WebConfig:
+    host: str = "0.0.0.0"
+    port: int = 8080
+
+
+@dataclass
+class OuterSpaceConfig:
+    timer_seconds: int = 60
+    coin_seconds: float = 5
+
+
+@dataclass
+class BeamMeUpConfig:
+    still_seconds: float = 0.4
+
+
+@dataclass
+class Config:
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    buzzer: BuzzerConfig = field(default_factory=BuzzerConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    web: WebConfig = field(default_factory=WebConfig)
+    data_dir: Path = field(default_factory=lambda: Path("~/.local/share/tablepi").expanduser())
+    outer_space: OuterSpaceConfig = field(default_factory=OuterSpaceConfig)
+    beam_me_up: BeamMeUpConfig = field(default_factory=BeamMeUpConfig)
+    # The files that were actually read, in order; not a setting.
+    sources: list[Path] = field(default_factory=list, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("sources")
+        data["data_dir"] = str(self.data_dir)
+        return data
+
+    def to_toml(self) -> str:
+        """The effective settings as TOML text (a valid config file)."""
+        data = self.to_dict()
+        if data["buzzer"]["pin"] is None:
+            data["buzzer"]["pin"] = False  # how a config file says "no buzzer"
+        return dumps_toml(data)
+
+
+# --- loading -----------------------------------------------------------------
+
+
+def user_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "tablepi" / "config.toml"
+
+
+def default_paths() -> list[Path]:
+    return [SYSTEM_PATH, user_path()]
+
+
+def load_config(path: Path | str | None = None, *, search: Iterable[Path] | None = None) -> Config:
+    """Read the layered config files and return the validated settings.
+
+    ``search`` replaces the system and user files (tests use it). An explicit
+    ``path`` must exist: naming a file that is not there is a mistake worth
+    reporting, unlike the optional system and user files.
+    """
+    layers = list(default_paths() if search is None else search)
+    problems: list[str] = []
+    merged: dict[str, Any] = {}
+    origin: dict[str, Path] = {}
+    read: list[Path] = []
+    candidates = [(Path(p), False) for p in layers]
+    if path is not None:
+        candidates.append((Path(path), True))
+    for file, required in candidates:
+        file = file.expanduser()
+        if not file.is_file():
+            if required:
+                problems.append(f"{file}: no such config file")
+            continue
+        try:
+            with file.open("rb") as fh:
+                data = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            problems.append(f"{file}: not valid TOML ({exc})")
+            continue
+        except OSError as exc:
+            problems.append(f"{file}: cannot be read ({exc.strerror or exc})")
+            continue
+        _merge(merged, data, origin, file, "")
+        read.append(file)
+    if problems:
+        raise ConfigError(problems)
+    config = from_dict(merged, origin)
+    config.sources = read
+    return config
+
+
+def from_dict(data: dict[str, Any], origin: dict[str, Path] | None = None) -> Config:
+    """Validate a settings mapping (as read from TOML) over the defaults."""
+    problems: list[str] = []
+    origin = origin or {}
+    config = Config()
+
+    def report(key: str, message: str) -> None:
+        where = origin.get(key)
+        problems.append(f"{key}: {message}" + (f" (in {where})" if where else ""))
+
+    known_sections = {
+        "buttons": (config.buttons, _BUTTONS),
+        "display": (config.display, _DISPLAY),
+        "buzzer": (config.buzzer, _BUZZER),
+        "camera": (config.camera, _CAMERA),
+        "web": (config.web, _WEB),
+        "outer_space": (config.outer_space, _OUTER_SPACE),
+        "beam_me_up": (config.beam_me_up, _BEAM_ME_UP),
+    }
+    for key, value in data.items():
+        if key == "data_dir":
+            if isinstance(value, str) and value.strip():
+                config.data_dir = Path(value).expanduser()
+            else:
+                report(key, f"expected a folder path (text), got {value!r}")
+            continue
+        if key not in known_sections:
+            report(key, f"unknown setting (expected one of: {', '.join(['data_dir', *known_sections])})")
+            continue
+        target, schema = known_sections[key]
+        if not isinstance(value, dict):
+            report(key, f"expected a [{key}] table, got {value!r}")
+            continue
+        for sub, subvalue in value.items():
+            full = f"{key}.{sub}"
+            if sub not in schema:
+                report(full, f"unknown setting (expected one of: {', '.join(schema)})")
+                continue
+            check, _ = schema[sub]
+            try:
+                setattr(target, sub, check(subvalue, full, report))
+            except _Bad as bad:
+                report(full, f"expected {bad.expected}, got {subvalue!r}")
+
+    _cross_checks(config, data, report)
+    if problems:
+        raise ConfigError(problems)
+    return config
+
+
+def _cross_checks(config: Config, data: dict[str, Any], report: Callable[[str, str], None]) -> None:
+    used: dict[int, str] = {}
+    for name, pin in config.buttons.pins.items():
+        if pin in used:
+            report(f"buttons.pins.{name}", f"pin {pin} is already used by buttons.pins.{used[pin]}")
+        used[pin] = name
+    buzzer = config.buzzer.pin
+    if buzzer is not None and buzzer in used:
+        report("buzzer.pin", f"pin {buzzer} is already used by buttons.pins.{used[buzzer]}")
+    if config.camera.source == "replay" and not config.camera.folder:
+        report("camera.folder", "required when camera.source = \"replay\" (a folder of photos)")
+
+
+def _merge(into: dict, new: dict, origin: dict[str, Path], file: Path, prefix: str) -> None:
+    for key, value in new.items():
+        full = f"{prefix}{key}"
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value, origin, file, full + ".")
+        else:
+            into[key] = _copy(value)
+            _mark(origin, full, value, file)
+
+
+def _mark(origin: dict[str, Path], key: str, value: Any, file: Path) -> None:
+    origin[key] = file
+    if isinstance(value, dict):
+        for sub, subvalue in value.items():
+            _mark(origin, f"{key}.{sub}", subvalue, file)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+# --- value checks ------------------------------------------------------------
+
+
+class _Bad(Exception):
+    def __init__(self, expected: str):
+        self.expected = expected
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _int_range(lo: int, hi: int, what: str) -> Callable:
+    def check(value: Any, key: str, report: Callable) -> int:
+        if isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi:
+            return value
+        raise _Bad(what)
+
+    return check
+
+
+def _number_range(lo: float, hi: float, what: str, *, open_low: bool = False) -> Callable:
+    def check(value: Any, key: str, report: Callable) -> float:
+        if _is_number(value) and (lo < value if open_low else lo <= value) and value <= hi:
+            return value
+        raise _Bad(what)
+
+    return check
+
+
+def _choice(options: tuple[str, ...]) -> Callable:
+    def check(value: Any, key: str, report: Callable) -> str:
+        if isinstance(value, str) and value.lower() in options:
+            return value.lower()
+        raise _Bad("one of " + ", ".join(f'"{o}"' for o in options))
+
+    return check
+
+
+def _text(what: str, *, allow_empty: bool = False) -> Callable:
+    def check(value: Any, key: str, report: Callable) -> str:
+        if isinstance(value, str) and (allow_empty or value.strip()):
+            return value
+        raise _Bad(what)
+
+    return check
+
+
+_PIN = "a BCM pin number 0-27"
+_check_pin = _int_range(0, 27, _PIN)
+
+
+def _check_button_pins(value: Any, key: str, report: Callable) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise _Bad("a table of button names to BCM pins, like {A = 17, B = 27, C = 22}")
+    pins = dict(ButtonsConfig().pins)
+    for name, pin in value.items():
+        if name not in BUTTON_NAMES:
+            report(f"{key}.{name}", f"unknown button (expected one of: {', '.join(BUTTON_NAMES)})")
+            continue
+        if isinstance(pin, int) and not isinstance(pin, bool) and 0 <= pin <= 27:
+            pins[name] = pin
+        else:
+            report(f"{key}.{name}", f"expected {_PIN}, got {pin!r}")
+    return pins
+
+
+def _check_buzzer_pin(value: Any, key: str, report: Callable) -> int | None:
+    if value is False or (isinstance(value, str) and value.lower() == "none"):
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 27:
+        return value
+    raise _Bad(f"{_PIN}, or false for no buzzer")
+
+
+def _check_device(value: Any, key: str, report: Callable) -> int | str:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and value.strip():
+        return value
+    raise _Bad("a camera index (0, 1, ...) or a device path such as \"/dev/video0\"")
+
+
+def _fraction(value: Any) -> bool:
+    return _is_number(value) and 0 <= value <= 1
+
+
+def _check_tray(value: Any, key: str, report: Callable) -> list[tuple[float, float]]:
+    expected = "a list of at least 3 [x, y] corners, fractions of the frame 0..1"
+    if not isinstance(value, list) or len(value) < 3:
+        raise _Bad(expected)
+    corners = []
+    for point in value:
+        if not (isinstance(point, list) and len(point) == 2 and all(_fraction(v) for v in point)):
+            raise _Bad(expected)
+        corners.append((float(point[0]), float(point[1])))
+    return corners
+
+
+def _check_keep(value: Any, key: str, report: Callable) -> tuple[float, float, float, float]:
+    expected = "[x0, y0, x1, y1], fractions of the frame 0..1 with x0 < x1 and y0 < y1"
+    if not (isinstance(value, list) and len(value) == 4 and all(_fraction(v) for v in value)):
+        raise _Bad(expected)
+    x0, y0, x1, y1 = (float(v) for v in value)
+    if not (x0 < x1 and y0 < y1):
+        raise _Bad(expected)
+    return (x0, y0, x1, y1)
+
+
+# Each section: key -> (check, description). The description feeds `config show` help.
+_BUTTONS = {
+    "pins": (_check_button_pins, "button name to BCM pin"),
+    "hold_time": (_number_range(0.1, 10, "seconds between 0.1 and 10"), "seconds for a long press"),
+    "bounce_time": (_number_range(0, 1, "seconds between 0 and 1"), "debounce seconds"),
+}
+_DISPLAY = {
+    "driver": (_choice(DISPLAY_DRIVERS), "OLED controller"),
+    "port": (_int_range(0, 99, "an I2C bus number such as 1"), "I2C bus"),
+    "address": (_int_range(0x03, 0x77, "an I2C address 0x03-0x77 such as 0x3C"), "I2C address"),
+    "idle_seconds": (_number_range(0, 86400, "seconds 0-86400 (0 never dims)"), "dim after"),
+    "rotate": (_int_range(0, 3, "0, 1, 2 or 3 (quarter turns)"), "rotation"),
+}
+_BUZZER = {"pin": (_check_buzzer_pin, "BCM pin or false")}
+_CAMERA = {
+    "source": (_choice(CAMERA_SOURCES), "where frames come from"),
+    "device": (_check_device, "OpenCV camera index or path"),
+    "folder": (_text("a folder path (text)", allow_empty=True), "photos to replay"),
+    "width": (_int_range(16, 4096, "a width in pixels 16-4096"), "frame width"),
+    "height": (_int_range(16, 4096, "a height in pixels 16-4096"), "frame height"),
+    "fps": (_number_range(0, 120, "frames per second, more than 0 and at most 120", open_low=True), "fps"),
+    "tray": (_check_tray, "tray corners"),
+    "keep": (_check_keep, "area for dice set aside"),
+}
+_WEB = {
+    "host": (_text("a host name or address such as \"0.0.0.0\""), "listen address"),
+    "port": (_int_range(1, 65535, "a TCP port 1-65535"), "listen port"),
+}
+_OUTER_SPACE = {
+    "timer_seconds": (_int_range(5, 3600, "whole seconds 5-3600"), "mission timer"),
+    "coin_seconds": (_number_range(0.5, 60, "seconds 0.5-60"), "danger coin shown for"),
+}
+_BEAM_ME_UP = {
+    "still_seconds": (_number_range(0.05, 10, "seconds 0.05-10"), "dice still for"),
+}
+
+
+# --- TOML output -------------------------------------------------------------
+
+
+def dumps_toml(data: dict[str, Any]) -> str:
+    """A small TOML writer for the shapes a Config has (tables of scalars and lists)."""
+    lines: list[str] = []
+    tables = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            tables.append((key, value))
+        elif value is not None:
+            lines.append(f"{key} = {_toml_value(value)}")
+    for name, table in tables:
+        lines.append("")
+        lines.append(f"[{name}]")
+        for key, value in table.items():
+            if value is None:
+                lines.append(f"# {key} = (not set)")
+            else:
+                lines.append(f"{key} = {_toml_value(value, key)}")
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _toml_value(value: Any, key: str = "") -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"0x{value:02X}" if key == "address" else str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str | Path):
+        text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{text}"'
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {value!r} as TOML")
