@@ -96,7 +96,8 @@ def draw_dice(frame: np.ndarray, dice: list[Die]) -> np.ndarray:
         colour = (0, 200, 0) if d.confidence >= 0.5 else (0, 140, 255)
         cv2.rectangle(frame, (x0, y0), (x1, y1), colour, 2)
         label = str(d.value) if d.confidence >= 0.5 else f"{d.value}?"
-        cv2.putText(frame, label, (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 2, cv2.LINE_AA)
+        at = (x0, max(12, y0 - 4))
+        cv2.putText(frame, label, at, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 2, cv2.LINE_AA)
     return frame
 
 
@@ -107,7 +108,7 @@ def draw_regions(frame: np.ndarray, regions: Regions) -> np.ndarray:
     if poly is not None:
         cv2.polylines(frame, [np.rint(poly).astype(np.int32)], True, (255, 160, 0), 2, cv2.LINE_AA)
         x, y = (int(v) for v in poly[0])
-        cv2.putText(frame, "tray", (x + 4, y + 16), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 160, 0), 1, cv2.LINE_AA)
+        cv2.putText(frame, "tray", (x + 4, y + 16), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 160, 0), 1)
     if regions.keep is not None:
         x0, y0, x1, y1 = regions.keep
         p0, p1 = (int(x0 * w), int(y0 * h)), (int(x1 * w), int(y1 * h))

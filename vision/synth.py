@@ -43,7 +43,8 @@ class PlacedDie:
 
     @property
     def box(self) -> list[float]:
-        half = self.size / 2 * (abs(math.cos(math.radians(self.angle))) + abs(math.sin(math.radians(self.angle))))
+        a = math.radians(self.angle)
+        half = self.size / 2 * (abs(math.cos(a)) + abs(math.sin(a)))
         cx, cy = self.center
         return [cx - half, cy - half, cx + half, cy + half]
 
@@ -86,7 +87,8 @@ def background(width: int, height: int, kind: str, rng: np.random.Generator) -> 
             x, y = int(rng.integers(0, width)), int(rng.integers(0, height))
             col = tuple(int(c) for c in rng.integers(40, 230, 3))
             if rng.random() < 0.5:
-                cv2.line(img, (x, y), (x + int(rng.integers(-80, 80)), y + int(rng.integers(-80, 80))), col, 2)
+                end = (x + int(rng.integers(-80, 80)), y + int(rng.integers(-80, 80)))
+                cv2.line(img, (x, y), end, col, 2)
             else:
                 cv2.putText(img, "SPACE", (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
         return img

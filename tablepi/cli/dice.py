@@ -35,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = which.add_parser("calibrate", help="save a frame with the tray, keep area and dice drawn")
     p.add_argument("--config", metavar="FILE", help="config file with the [camera] table")
     p.add_argument("--image", metavar="IMAGE", help="use this photo instead of the camera")
-    p.add_argument("--tray", metavar="JSON", help='tray polygon as fractions, e.g. "[[0.1,0.1],[0.9,0.1],[0.9,0.9]]"')
+    p.add_argument(
+        "--tray", metavar="JSON", help='tray polygon as fractions, e.g. "[[0.1,0.1],[0.9,0.1],[0.5,0.9]]"'
+    )
     p.add_argument("--keep", metavar="JSON", help='keep area as fractions, e.g. "[0.7,0.0,1.0,0.3]"')
     p.add_argument("--out", metavar="FILE.png", required=True)
     p.set_defaults(func=_calibrate)
@@ -183,9 +185,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not cv2.imwrite(args.out, frame):
         _err(f"{args.out}: cannot write the image (is the folder there, and the name .png?)")
         return 1
-    print(
-        f"{args.out}: {len(dice)} dice read, {len(rolled) + len(kept)} in the tray, {len(kept)} in the keep area"
-    )
+    in_tray = len(rolled) + len(kept)
+    print(f"{args.out}: {len(dice)} dice read, {in_tray} in the tray, {len(kept)} in the keep area")
     return 0
 
 
