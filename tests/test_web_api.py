@@ -157,7 +157,7 @@ def test_no_game_is_409(client, command):
         ({"type": "new_game", "kind": "outer_space", "settings": []}, "settings must be an object"),
         (OS | {"settings": {"players": PLAYERS, "timer_seconds": 10**40}}, "between"),
         (OS | {"settings": {"n": "x" * 1000}}, "longer than"),
-        (OS | {"settings": {"n": [[[[[[[1]]]]]]]}}, "nested too deeply"),
+        (OS | {"settings": {"n": [[[[[[[[[[1]]]]]]]]]]}}, "nested too deeply"),
         (OS | {"settings": {"n": list(range(500))}}, "more than"),
         ("{\"type\": \"new_game\", \"kind\": \"outer_space\", \"settings\": {\"timer_seconds\": NaN}}",
          "not valid JSON"),

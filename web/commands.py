@@ -22,7 +22,7 @@ from tablepi.games import KINDS
 MAX_INT = 1_000_000
 MAX_STR = 200
 MAX_LIST = 100
-MAX_DEPTH = 5
+MAX_DEPTH = 8
 MAX_KEYS = 50
 
 
@@ -214,7 +214,19 @@ OUTER_SPACE: dict[str, dict[str, Field]] = {
     "result": {"winner": req(string(20, ("humans", "aliens")))},
 }
 
+COLUMN = string(10)
+DIE = integer(1, 6)
+BEAM_ME_UP: dict[str, dict[str, Field]] = {
+    "advantage": {"columns": req(list_of(COLUMN, max_len=3, min_len=1))},
+    "roll": {"dice": req(list_of(DIE, max_len=10)), "kept": opt(list_of(DIE, max_len=10))},
+    "choose": {"option": req(integer(0, 100))},
+    "move": {"part": req(integer(0, 10)), "column": opt(optional(COLUMN))},
+    "bonus": {"column": req(COLUMN)},
+    "end_turn": {},
+}
+
 GAME_COMMANDS: dict[str, dict[str, dict[str, Field]]] = {
+    "beam_me_up": BEAM_ME_UP,
     "outer_space": OUTER_SPACE,
 }
 

@@ -1,0 +1,311 @@
+"""`tablepi bench web`: live viewers under a steady command load.
+
+Runs the real server (waitress, as `tablepi run` does) in a child process on
+loopback, opens ``--clients`` event streams, and sends commands at ``--rate``
+per second for ``--seconds``. Prints the events lost (every viewer must see
+every command's "state" event), the delay from sending a command to each
+viewer receiving its event (p50/p99), and the server's peak memory (resident
+set size of the child process).
+
+Targets: 0 lost, p99 < 200 ms, peak memory < 150 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import selectors
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+PLAYERS = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
+TARGET_P99_MS = 200.0
+TARGET_MEMORY_MB = 150.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--clients", type=int, default=50, help="live event-stream viewers (default 50)")
+    parser.add_argument("--rate", type=float, default=20.0, help="commands per second (default 20)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="how long to send commands (default 60)")
+    parser.add_argument("--threads", type=int, default=None, help="server threads (default: as tablepi run)")
+
+
+# -- the server (child process) ---------------------------------------------
+
+
+def _service(data_dir: Path) -> Any:
+    """The service the server runs: the real one in simulation mode when it can
+    be built here, else a real Table on a real store with nothing else."""
+    try:
+        from tablepi.service import build_service  # type: ignore[attr-defined]
+
+        return build_service(data_dir=data_dir, simulated=True)
+    except (ImportError, AttributeError, TypeError):
+        pass
+    from tablepi.pin import load_or_create_pin
+    from tablepi.store import Store
+    from tablepi.table import Table
+
+    class TableOnly:
+        simulated = True
+
+        def __init__(self) -> None:
+            self.data_dir = data_dir
+            self.table = Table(Store(data_dir))
+            self.pin = load_or_create_pin(data_dir)
+
+        def health(self) -> dict:
+            return {"ok": True, "game": self.table.kind}
+
+        def camera_jpeg(self) -> None:
+            return None
+
+    return TableOnly()
+
+
+def serve(data_dir: Path, threads: int | None) -> None:
+    import web
+    from web.server import make_server
+
+    service = _service(data_dir)
+    server = make_server(web.create_app(service), "127.0.0.1", 0, threads)
+    print(f"PORT {server.effective_port}", flush=True)
+    server.run()
+
+
+# -- the viewers and the commander (this process) ----------------------------
+
+
+class Viewers:
+    """Reads every viewer's stream in one selector loop, so that the readers'
+    own overhead does not inflate the measured delays."""
+
+    def __init__(self, port: int, count: int) -> None:
+        self.selector = selectors.DefaultSelector()
+        self.received: list[dict[int, float]] = [{} for _ in range(count)]  # seq -> time received
+        self.fresh_states = [0] * count  # states sent after a viewer fell behind
+        self.connected = [False] * count
+        self.errors: list[str] = []
+        self._stop = threading.Event()
+        for i in range(count):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n")
+            sock.setblocking(False)
+            self.selector.register(sock, selectors.EVENT_READ, [i, bytearray(), False])
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            for key, _ in self.selector.select(timeout=0.1):
+                now = time.monotonic()
+                index, buf, headers_done = key.data
+                try:
+                    chunk = key.fileobj.recv(1 << 16)  # type: ignore[union-attr]
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    self.errors.append(f"viewer {index}: stream closed by the server")
+                    self.selector.unregister(key.fileobj)
+                    continue
+                buf += chunk
+                if not headers_done:
+                    end = buf.find(b"\r\n\r\n")
+                    if end < 0:
+                        continue
+                    del buf[: end + 4]
+                    key.data[2] = True
+                # Chunked transfer: the framing lines never contain "\n\n", so
+                # SSE messages are found by their blank-line ends regardless.
+                while (end := buf.find(b"\n\n")) >= 0:
+                    self._message(index, bytes(buf[:end]), now)
+                    del buf[: end + 2]
+
+    def _message(self, index: int, raw: bytes, now: float) -> None:
+        fields: dict[str, str] = {}
+        for line in raw.decode("utf-8", "replace").split("\n"):
+            name, sep, value = line.strip("\r").partition(": ")
+            if sep:
+                fields[name] = value
+        if fields.get("event") != "state":
+            return
+        if "id" not in fields:
+            if self.connected[index]:
+                self.fresh_states[index] += 1
+            self.connected[index] = True
+            return
+        try:
+            state = json.loads(fields["data"])
+        except (KeyError, ValueError):
+            self.errors.append(f"viewer {index}: unreadable event data")
+            return
+        game = state.get("game") or {}
+        if game.get("kind") == "outer_space":
+            self.received[index].setdefault(int(state["seq"]), now)
+
+    def wait_connected(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while not all(self.connected):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def close(self) -> None:
+        self._stop.set()
+        self.thread.join(5)
+        for key in list(self.selector.get_map().values()):
+            key.fileobj.close()  # type: ignore[union-attr]
+        self.selector.close()
+
+
+class Commander:
+    def __init__(self, port: int, pin: str) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        self.headers = {"Content-Type": "application/json", "X-Table-Pin": pin}
+
+    def send(self, command: dict) -> tuple[int, dict]:
+        self.conn.request("POST", "/api/commands", json.dumps(command), self.headers)
+        response = self.conn.getresponse()
+        return response.status, json.loads(response.read())
+
+
+def _percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def _memory_kb(pid: int, field: str) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    clients, rate, seconds = args.clients, args.rate, args.seconds
+    if clients < 1 or rate <= 0 or seconds <= 0:
+        print("clients, rate and seconds must be positive", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="tablepi-bench-web-") as tmp:
+        data_dir = Path(tmp)
+        from tablepi.pin import load_or_create_pin
+
+        pin = load_or_create_pin(data_dir)
+        cmd = [sys.executable, "-m", "web.bench", "serve", str(data_dir)]
+        threads = getattr(args, "threads", None)
+        if threads:
+            cmd.append(str(threads))
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            line = child.stdout.readline() if child.stdout else ""
+            if not line.startswith("PORT "):
+                err = child.stderr.read() if child.stderr else ""
+                print(f"the server did not start: {line.strip()} {err.strip()[-2000:]}", file=sys.stderr)
+                return 1
+            port = int(line.split()[1])
+            return _measure(child, port, pin, clients, rate, seconds)
+        finally:
+            child.terminate()
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+
+def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: float, seconds: float) -> int:
+    commander = Commander(port, pin)
+    new_game = {"type": "new_game", "kind": "outer_space", "settings": {"players": PLAYERS}}
+    status, state = commander.send(new_game)
+    if status != 200:
+        print(f"could not start a game: {status} {state}", file=sys.stderr)
+        return 1
+    rss_start = _memory_kb(child.pid, "VmRSS")
+    viewers = Viewers(port, clients)
+    if not viewers.wait_connected(30):
+        print(f"only {sum(viewers.connected)} of {clients} viewers connected", file=sys.stderr)
+        viewers.close()
+        return 1
+    print(f"{clients} viewers connected; sending {rate:g} commands/s for {seconds:g} s ...", flush=True)
+
+    # The mission timer started and paused in turn: always legal, one "state" event each.
+    sent: dict[int, float] = {}
+    refused = 0
+    total = int(rate * seconds)
+    start = time.monotonic()
+    peak_rss = rss_start or 0
+    for k in range(total):
+        due = start + k / rate
+        pause = due - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        t = time.monotonic()
+        status, state = commander.send({"type": "timer_start" if k % 2 == 0 else "timer_pause"})
+        if status != 200:
+            refused += 1
+            continue
+        sent[int(state["seq"])] = t
+        if k % max(1, int(rate)) == 0:
+            peak_rss = max(peak_rss, _memory_kb(child.pid, "VmRSS") or 0)
+    elapsed = time.monotonic() - start
+
+    # Let the last events arrive.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(len(r) < len(sent) for r in viewers.received):
+        time.sleep(0.05)
+    viewers.close()
+    hwm = _memory_kb(child.pid, "VmHWM")
+
+    lost = 0
+    delays = []
+    for received in viewers.received:
+        for seq, t in sent.items():
+            if seq in received:
+                delays.append((received[seq] - t) * 1000)
+            else:
+                lost += 1
+    p50, p99 = _percentile(delays, 50), _percentile(delays, 99)
+    peak_mb = (hwm or peak_rss) / 1024
+    print(f"commands sent:    {len(sent)} accepted, {refused} refused, {len(sent) / elapsed:.1f}/s achieved")
+    print(f"events delivered: {len(delays)} of {len(sent) * clients} ({clients} viewers)")
+    print(f"events lost:      {lost}   (goal 0)")
+    print(f"fresh states:     {sum(viewers.fresh_states)} (viewers that fell behind)")
+    print(f"delay p50:        {p50:.1f} ms")
+    print(f"delay p99:        {p99:.1f} ms   (goal < {TARGET_P99_MS:.0f} ms)")
+    print(f"delay max:        {max(delays, default=float('nan')):.1f} ms")
+    if hwm or peak_rss:
+        start_mb = (rss_start or 0) / 1024
+        print(
+            f"server memory:    peak {peak_mb:.1f} MB (at start {start_mb:.1f} MB)"
+            f"  (goal < {TARGET_MEMORY_MB:.0f} MB)"
+        )
+    else:
+        print("server memory:    not measurable on this system (no /proc)")
+    for error in viewers.errors[:5]:
+        print(f"viewer error: {error}", file=sys.stderr)
+    ok = lost == 0 and not refused and not viewers.errors
+    met = ok and p99 < TARGET_P99_MS and (not hwm or peak_mb < TARGET_MEMORY_MB)
+    print("targets:          " + ("met" if met else "NOT met"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "serve":
+        serve(Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)
+    else:
+        print("usage: tablepi bench web [--clients N] [--rate R] [--seconds S]", file=sys.stderr)
+        sys.exit(2)
