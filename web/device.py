@@ -24,27 +24,34 @@ MAX_DICE = 5
 
 
 class OledCache:
-    """The last display image that held no secret, and its version."""
+    """The last display image that held no secret, with a version of our own
+    that counts distinct images served (not the display's redraws, whose count
+    would betray a coin drawn in between)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.png: bytes | None = None
-        self.version: int | None = None
+        self.version = 0
+        self._seen: int | None = None
 
     def current(self, display: Any) -> tuple[bytes, int]:
         with self._lock:
-            if not display.secret:
-                version = display.version
+            if not display.secret and display.version != self._seen:
+                seen = display.version
                 png = display.png()
                 # Re-check after drawing: if the coin came up meanwhile, the
                 # image may hold it, so it is not kept.
-                if not display.secret and display.version == version:
-                    self.png, self.version = png, version
+                if not display.secret and display.version == seen:
+                    self._seen = seen
+                    if png != self.png:
+                        self.png = png
+                        self.version += 1
             if self.png is None:
                 # The coin was up before any image was served: a blank screen
                 # of the display's size, never the coin itself.
-                self.png, self.version = _blank_png(display), 0
-            return self.png, self.version or 0
+                self.png = _blank_png(display)
+                self.version += 1
+            return self.png, self.version
 
 
 def _blank_png(display: Any) -> bytes:
@@ -52,9 +59,9 @@ def _blank_png(display: Any) -> bytes:
 
     from PIL import Image
 
-    size = (getattr(display, "width", 128), getattr(display, "height", 64))
+    size = getattr(getattr(display, "device", None), "size", (128, 64))
     buf = io.BytesIO()
-    Image.new("1", size, 0).save(buf, format="PNG")
+    Image.new("L", size, 0).save(buf, format="PNG")
     return buf.getvalue()
 
 
@@ -90,7 +97,6 @@ def info():
             "simulated": bool(service.simulated),
             "display": {"version": version},
             "buttons": list(BUTTONS) if service.simulated else [],
-            "camera": {"synthetic": bool(getattr(service, "simulated", False))},
         }
     )
 
