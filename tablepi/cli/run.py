@@ -1,0 +1,114 @@
+"""`tablepi run`: the table service with its web server.
+
+Simulation (mock pins, an in-memory OLED, the synthetic camera) is chosen
+automatically when no Raspberry Pi is found, or asked for with --simulate.
+SIGTERM and SIGINT stop it cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import socket
+import sys
+import threading
+from pathlib import Path
+
+log = logging.getLogger("tablepi")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("run", help="run the table: buttons, OLED, camera and the web server")
+    parser.add_argument("--simulate", action="store_true", help="simulated buttons, OLED and camera")
+    parser.add_argument("--host", help="address to serve the web pages on (default from config: 0.0.0.0)")
+    parser.add_argument("--port", type=int, help="web port (default from config: 8080; 0 picks a free one)")
+    parser.add_argument("--data-dir", type=Path, help="where games and the PIN are kept")
+    parser.add_argument("--config", type=Path, help="a config file read after the system and user ones")
+    parser.add_argument("--no-camera", action="store_true", help="do not start the camera")
+    parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.set_defaults(func=run)
+
+
+def _lan_address() -> str:
+    """The address phones on the same network reach this computer at."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # no packet is sent for a UDP connect
+            return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+
+
+def web_address(host: str, port: int) -> str:
+    shown = _lan_address() if host in ("0.0.0.0", "", "::") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=getattr(logging, args.log_level),
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    from tablepi.config import ConfigError, load_config
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"cannot read the configuration: {exc}", file=sys.stderr)
+        return 2
+
+    from tablepi.service import Service, sd_notify
+
+    host = args.host if args.host is not None else config.web.host
+    port = args.port if args.port is not None else config.web.port
+    data_dir = args.data_dir if args.data_dir is not None else config.data_dir
+    service = Service(config, data_dir, simulate=True if args.simulate else None, camera=not args.no_camera)
+
+    from web import create_app
+    from web.server import make_server
+
+    try:
+        server = make_server(create_app(service), host=host, port=port)
+    except OSError as exc:
+        print(f"cannot serve on {host}:{port}: {exc}", file=sys.stderr)
+        service.close()
+        return 1
+    address = web_address(host, server.effective_port)
+    service.start(address)
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    serving = threading.Thread(target=server.run, name="tablepi-web", daemon=True)
+    serving.start()
+    mode = "simulation" if service.simulated else "Raspberry Pi"
+    print(f"TablePi ({mode}) on {address}  PIN {service.pin}", flush=True)
+    print(f"data: {service.data_dir}", flush=True)
+    for problem in service.problems:
+        print(f"problem: {problem}", flush=True)
+    sd_notify(f"READY=1\nSTATUS=serving on {address}")
+
+    while not stop.wait(0.5):
+        if not serving.is_alive():
+            log.error("the web server stopped")
+            break
+    sd_notify("STOPPING=1")
+    print("stopping", flush=True)
+    service.close()
+    try:
+        server.close()
+    except Exception:
+        log.exception("closing the web server")
+    return 0

@@ -1,0 +1,330 @@
+"""Beam Me Up at the table: camera readings become rolls, the buttons and the
+OLED pick options, parts, wildcard columns and bonus squares.
+
+The camera reads the five dice each time they come to rest; a good reading
+(five dice, each read with confidence >= 0.5) becomes a ``roll`` command
+(source "camera"). A reading that is not good is shown on the OLED with what
+to do: roll again, or enter the roll by hand on a phone (a ``roll`` command
+with ``"manual": true``).
+
+After the last roll of a turn, or earlier when the player presses A, the
+OLED lists the roll's options: C moves the cursor, A takes the one under it.
+Parts, wildcard columns and bonus squares are picked the same way. Every
+screen is drawn from the table's public state; the controller keeps only the
+cursor and the menu it is in.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from tablepi.games.errors import RuleError
+from tablepi.table import CommandError
+
+log = logging.getLogger(__name__)
+
+COLUMNS = ("1", "2", "3", "4", "5", "6", "straight")
+DICE = 5
+MIN_CONFIDENCE = 0.5
+ERROR_SECONDS = 3.0
+
+
+def reading_problem(dice: list[dict[str, Any]]) -> str | None:
+    """Why a reading cannot be taken as a roll, in words for the OLED; None if it can."""
+    if len(dice) != DICE:
+        return f"Read {len(dice)} dice, need {DICE}. Roll again or fix it on a phone."
+    unsure = [i + 1 for i, d in enumerate(dice) if float(d.get("confidence", 0)) < MIN_CONFIDENCE]
+    if unsure:
+        which = ", ".join(map(str, unsure))
+        return f"Die {which} unclear. Roll again or fix it on a phone."
+    return None
+
+
+def roll_command(values: list[int], kept: list[int] | None = None, manual: bool = False) -> dict[str, Any]:
+    command: dict[str, Any] = {"type": "roll", "dice": [int(v) for v in values]}
+    if kept:
+        command["kept"] = [int(v) for v in kept]
+    if manual:
+        command["manual"] = True
+    return command
+
+
+def _column_name(column: str) -> str:
+    return "straight" if column == "straight" else f"col {column}"
+
+
+class BeamMeUpController:
+    """Buttons, camera readings and the OLED for a game of Beam Me Up."""
+
+    kind = "beam_me_up"
+
+    def __init__(
+        self,
+        table: Any,
+        display: Any,
+        buzzer: Any = None,
+        clock: Callable[[], float] | None = None,
+        roll: Callable[[], None] | None = None,
+    ) -> None:
+        import time
+
+        self.table = table
+        self.display = display
+        self.buzzer = buzzer
+        self.clock = clock or time.monotonic
+        self.roll = roll  # re-rolls a simulated camera's dice; None at a real table
+        self.cursor = 0
+        self.menu = "auto"  # "auto" (follow the phase), "options" or "column"
+        self.part: int | None = None  # the part whose wildcard column is being picked
+        self.picked: list[str] = []  # advantage columns picked so far
+        self.note: str | None = None  # a problem with the last reading, until the next roll
+        self.last_reading: list[int] | None = None
+        self._state: dict[str, Any] | None = None
+        self._signature: tuple | None = None
+        self._error_until = 0.0
+
+    # -- inputs --------------------------------------------------------------
+
+    def on_state(self, public_state: dict[str, Any]) -> None:
+        game = public_state.get("game") if public_state else None
+        if not game or game.get("kind") != self.kind:
+            self._state = None
+            return
+        state = game["state"]
+        chosen = state.get("chosen") or {}
+        signature = (
+            game.get("id"),
+            state.get("phase"),
+            state.get("turn", {}).get("index"),
+            state.get("roll"),
+            tuple(chosen.get("parts_left", ())),
+            state.get("bonus_owed"),
+            state.get("advantage_due"),
+        )
+        if signature != self._signature:
+            self._signature = signature
+            self.cursor = 0
+            self.menu = "auto"
+            self.part = None
+            if state.get("phase") != "advantage":
+                self.picked = []
+            if state.get("roll") != (self._state or {}).get("roll"):
+                self.note = None
+        self._state = state
+        self.redraw()
+
+    def on_button(self, action: str) -> None:
+        if self._state is None:
+            return
+        handler = getattr(self, f"_do_{action}", None)
+        if handler is None:
+            log.debug("no Beam Me Up action %r", action)
+            return
+        self._error_until = 0.0
+        handler()
+        self.redraw()
+
+    def on_reading(
+        self, dice: list[dict[str, Any]], kept: list[int] | None = None, forced: bool = False
+    ) -> bool:
+        """A settled camera reading; True if it became a roll.
+
+        A reading with the same dice as the roll already on the table is the
+        player moving dice about (to the keep area, say), not a new roll,
+        unless ``forced`` (the dice were re-rolled on purpose, or B asked for
+        the reading to be taken)."""
+        state = self._state
+        if state is None or state.get("phase") != "rolling":
+            return False
+        problem = reading_problem(dice)
+        if problem:
+            self.note = problem
+            self.display.error(problem)
+            self._error_until = self.clock() + ERROR_SECONDS
+            return False
+        values = [int(d["value"]) for d in dice]
+        self.last_reading = values
+        if (
+            not forced
+            and state.get("dice") is not None
+            and Counter(values) == Counter(state["dice"])
+        ):
+            return False
+        if state.get("roll", 0) >= state.get("max_rolls", 3):
+            self._show_error("Three rolls done: pick an option (A) or end the turn (hold B).")
+            return False
+        self.note = None
+        return self._submit(roll_command(values, kept), source="camera")
+
+    def tick(self, now: float) -> None:
+        if self._error_until and now >= self._error_until:
+            self._error_until = 0.0
+            self.redraw()
+
+    # -- actions (names from buttons.json) -------------------------------------
+
+    def _do_wake(self) -> None:
+        pass
+
+    def _do_cycle(self) -> None:
+        items = self._items()
+        if items:
+            self.cursor = (self.cursor + 1) % len(items)
+
+    def _do_show_options(self) -> None:
+        state = self._state
+        if state["phase"] == "rolling" and state.get("dice") is not None:
+            self.menu = "options"
+            self.cursor = 0
+
+    def _do_undo(self) -> None:
+        self._submit({"type": "undo"})
+
+    def _do_end_turn(self) -> None:
+        self._submit({"type": "end_turn"})
+
+    def _do_roll(self) -> None:
+        if self.roll is not None:
+            try:
+                self.roll()
+            except RuntimeError as exc:
+                self._show_error(str(exc))
+            return
+        # At a real table B takes the last reading as a roll, for when a
+        # re-roll happened to show the same dice as before.
+        if self.last_reading is not None:
+            self.on_reading([{"value": v, "confidence": 1.0} for v in self.last_reading], forced=True)
+        else:
+            self._show_error("Roll the dice in the tray.")
+
+    def _do_confirm(self) -> None:
+        state = self._state
+        phase = state["phase"]
+        items = self._items()
+        if phase == "advantage":
+            column = self._free_columns()[self.cursor % len(items)]
+            self.picked.append(column)
+            self.cursor = 0
+            if len(self.picked) == state["advantage_due"]:
+                columns, self.picked = self.picked, []
+                self._submit({"type": "advantage", "columns": columns})
+            return
+        if phase == "rolling":
+            if state.get("dice") is None:
+                return
+            if self.menu != "options" and state["roll"] < state["max_rolls"]:
+                self.menu = "options"
+                self.cursor = 0
+                return
+            options = state.get("options", [])
+            if self.cursor < len(options):
+                self._submit({"type": "choose", "option": self.cursor})
+            else:
+                self._submit({"type": "end_turn"})
+            return
+        if phase == "moving":
+            parts = (state.get("chosen") or {}).get("parts_left", [])
+            if self.menu == "column" and self.part is not None:
+                column = self._column_order(self.part)[self.cursor]
+                self._submit({"type": "move", "part": self.part, "column": column})
+                return
+            if self.cursor >= len(parts):
+                self._submit({"type": "end_turn"})
+                return
+            part = parts[self.cursor]
+            if state.get("wildcard"):
+                self.menu, self.part, self.cursor = "column", part, 0
+                return
+            self._submit({"type": "move", "part": part})
+            return
+        if phase == "bonus":
+            self._submit({"type": "bonus", "column": COLUMNS[self.cursor % len(COLUMNS)]})
+
+    # -- menus ---------------------------------------------------------------
+
+    def _free_columns(self) -> list[str]:
+        return [c for c in COLUMNS if c not in self.picked]
+
+    def _part(self, index: int) -> dict[str, Any]:
+        chosen = self._state.get("chosen") or {}
+        return chosen.get("parts", [])[index]
+
+    def _column_order(self, part: int) -> list[str]:
+        own = self._part(part)["column"]
+        return [own] + [c for c in COLUMNS if c != own]
+
+    def _items(self) -> list[str]:
+        state = self._state
+        phase = state["phase"]
+        if phase == "advantage":
+            return [_column_name(c) for c in self._free_columns()]
+        if phase == "rolling":
+            if state.get("dice") is None:
+                return []
+            if self.menu != "options" and state["roll"] < state["max_rolls"]:
+                return []
+            options = [o["text"] for o in state.get("options", [])]
+            return options + ["End turn" if options else "No option: end turn"]
+        if phase == "moving":
+            if self.menu == "column" and self.part is not None:
+                squares = self._part(self.part)["squares"]
+                return [f"+{squares} {_column_name(c)}" for c in self._column_order(self.part)]
+            parts = (state.get("chosen") or {}).get("parts_left", [])
+            items = []
+            for j in parts:
+                part = self._part(j)
+                items.append(f"+{part['squares']} {_column_name(part['column'])}")
+            return items + ["End turn"]
+        if phase == "bonus":
+            return [f"+1 {_column_name(c)}" for c in COLUMNS]
+        return []
+
+    # -- output --------------------------------------------------------------
+
+    def redraw(self) -> None:
+        state = self._state
+        if state is None or self._error_until:
+            return
+        name = state.get("turn", {}).get("name", "")
+        phase = state["phase"]
+        items = self._items()
+        if items:
+            self.cursor %= len(items)
+        if phase == "over":
+            winner = (state.get("winner") or {}).get("name", "")
+            self.display.message([f"{winner} wins!", "Beam Me Up", "Hold A to undo"])
+        elif phase == "advantage":
+            need = state["advantage_due"] - len(self.picked)
+            self.display.options(items, self.cursor, title=f"{name}: +1 in {need} col")
+        elif phase == "rolling" and not items:
+            dice = state.get("dice")
+            if dice is None:
+                self.display.dice([None] * DICE, name, self.note or "Roll the dice")
+            else:
+                note = self.note or f"Roll {state['roll']}/{state['max_rolls']}  A: options"
+                self.display.dice(list(dice), name, note)
+        elif phase == "rolling":
+            self.display.options(items, self.cursor, title=f"{name}: pick an option")
+        elif phase == "moving":
+            title = "Wildcard column" if self.menu == "column" else f"{name}: move a part"
+            self.display.options(items, self.cursor, title=title)
+        elif phase == "bonus":
+            self.display.options(items, self.cursor, title=f"Rocket! bonus x{state.get('bonus_owed', 1)}")
+
+    def _show_error(self, message: str) -> None:
+        self.display.error(message)
+        self._error_until = self.clock() + ERROR_SECONDS
+
+    def _submit(self, command: dict[str, Any], source: str = "button") -> bool:
+        try:
+            self.table.submit(command, source)
+            return True
+        except (RuleError, CommandError) as exc:
+            self._show_error(exc.message)
+            return False
+
+
+Controller = BeamMeUpController

@@ -1,0 +1,538 @@
+"""The table service: one long-running process a Pi starts at boot.
+
+It assembles the store, the table, the hardware (real or simulated), the
+camera and vision loop, the OLED and the game's controller, and hands itself
+to the web app (``web.create_app(service)``). Inputs reach the table as
+commands; the controller thread renders the table's state on the OLED.
+
+Threads, and why:
+- the controller thread owns the active controller: button presses and camera
+  readings are queued to it, state events wake it, it ticks ten times a
+  second. Controllers are therefore never called from two threads at once.
+- the camera thread reads frames, tells when a roll has settled and reads the
+  dice; it is started after the web server is up and never delays it.
+- the watchdog thread tells systemd the service is alive while the
+  controller thread keeps turning.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import os
+import queue
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tablepi.events import EventBus
+from tablepi.pin import load_or_create_pin
+from tablepi.store import Store
+from tablepi.table import Table
+
+log = logging.getLogger(__name__)
+
+TICK_SECONDS = 0.1
+DISPLAY_EVENT_SECONDS = 1.0
+CAMERA_RETRY_SECONDS = 1.0
+
+
+# -- systemd -------------------------------------------------------------------
+
+
+def sd_notify(state: str) -> bool:
+    """Send ``state`` (e.g. "READY=1", "WATCHDOG=1") to systemd's notify
+    socket; False when not run by systemd. No library needed: one datagram."""
+    address = os.environ.get("NOTIFY_SOCKET")
+    if not address:
+        return False
+    if address.startswith("@"):
+        address = "\0" + address[1:]  # abstract namespace socket
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
+            sock.connect(address)
+            sock.sendall(state.encode())
+        return True
+    except OSError as exc:
+        log.warning("could not notify systemd (%s): %s", state, exc)
+        return False
+
+
+def watchdog_interval() -> float | None:
+    """Half the watchdog period systemd asked for, or None without one."""
+    usec = os.environ.get("WATCHDOG_USEC")
+    pid = os.environ.get("WATCHDOG_PID")
+    if not usec or (pid and pid.isdigit() and int(pid) != os.getpid()):
+        return None
+    try:
+        return max(0.5, int(usec) / 2_000_000)
+    except ValueError:
+        return None
+
+
+# -- hardware ----------------------------------------------------------------
+
+
+def on_pi() -> bool:
+    try:
+        from hardware.platform import on_pi as hardware_on_pi
+    except ImportError:
+        try:
+            return "raspberry pi" in Path("/proc/device-tree/model").read_text(errors="ignore").lower()
+        except OSError:
+            return False
+    return bool(hardware_on_pi())
+
+
+def controller_class(kind: str) -> Any:
+    """The controller class in ``tablepi.controllers.<kind>``, or None."""
+    try:
+        module = importlib.import_module(f"tablepi.controllers.{kind}")
+    except ImportError as exc:
+        log.warning("no controller for %s: %s", kind, exc)
+        return None
+    found = getattr(module, "Controller", None)
+    if found is not None:
+        return found
+    for _, value in inspect.getmembers(module, inspect.isclass):
+        if value.__module__ == module.__name__ and value.__name__.endswith("Controller"):
+            return value
+    return None
+
+
+class Service:
+    """Everything a running table holds; see the module docstring."""
+
+    def __init__(
+        self,
+        config: Any,
+        data_dir: str | os.PathLike[str] | None = None,
+        simulate: bool | None = None,
+        clock: Callable[[], float] = time.time,
+        camera: bool = True,
+    ) -> None:
+        self.config = config
+        self.data_dir = Path(data_dir if data_dir is not None else config.data_dir).expanduser()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.clock = clock
+        self.simulated = (not on_pi()) if simulate is None else bool(simulate)
+        self.problems: list[str] = []
+        self.pin = load_or_create_pin(self.data_dir)
+        self.store = Store(self.data_dir, clock=clock)
+        # Event ids go on rising across restarts, so a browser's Last-Event-ID
+        # from before a restart is never mistaken for a current one.
+        self.events = EventBus(first_id=time.time_ns() // 1_000_000)
+        self.table = Table(self.store, clock=clock, events=self.events)
+        for problem in (self.store.problem, self.table.problem):
+            if problem:
+                self._report(problem)
+        self.address = ""
+        self._stop = threading.Event()
+        self._jobs: queue.Queue[Callable[[], None]] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._kept: list[int] = []
+        self._force_next_reading = False
+        self._frame: Any = None
+        self._frame_dice: list[Any] = []
+        self._frame_lock = threading.Lock()
+        self.last_reading: dict[str, Any] | None = None
+        self._camera_state = "off" if not camera else "starting"
+        self._camera_wanted = camera
+        self._camera: Any = None
+        self._heartbeat = time.monotonic()
+        self.controller: Any = None
+        self._controller_kind: str | None = None
+        self._devices = self._open_devices()
+        self.display = self._devices["display"]
+        self.buttons = self._devices["buttons"]
+        self.buzzer = self._devices["buzzer"]
+        if self.buttons is not None:
+            self.buttons.when_input = self._on_input
+            self.buttons.when_activity = self._on_activity
+
+    # -- assembly -------------------------------------------------------------
+
+    def _report(self, message: str) -> None:
+        log.error("%s", message)
+        self.problems.append(message)
+        self.table.publish("error", {"message": message})
+
+    def _open_devices(self) -> dict[str, Any]:
+        """The buttons, display and buzzer; each one that fails is replaced by
+        nothing (buttons, buzzer) or an in-memory display, with a message."""
+        try:
+            from hardware import open_devices
+        except ImportError:
+            open_devices = None
+        if open_devices is not None:
+            try:
+                devices = open_devices(self.config, self.simulated)
+                found = {
+                    "display": getattr(devices, "display", None),
+                    "buttons": getattr(devices, "buttons", None),
+                    "buzzer": getattr(devices, "buzzer", None),
+                    "camera": getattr(devices, "camera", None),
+                    "factory": getattr(devices, "pin_factory", None),
+                }
+                for problem in getattr(devices, "problems", []) or []:
+                    self._report(str(problem))
+                if found["display"] is not None:
+                    return found
+            except Exception as exc:  # hardware must never stop the table
+                self._report(f"hardware could not be opened: {exc}")
+        return self._fallback_devices()
+
+    def _fallback_devices(self) -> dict[str, Any]:
+        from hardware.display import TableDisplay, open_display
+
+        cfg = self.config
+        display = TableDisplay(open_display(cfg.display, simulate=self.simulated), cfg.display.idle_seconds)
+        factory = None
+        buttons = None
+        try:
+            from hardware.buttons import TableButtons
+
+            if self.simulated:
+                from gpiozero.pins.mock import MockFactory
+
+                factory = MockFactory()
+            buttons = TableButtons(
+                cfg.buttons.pins, cfg.buttons.hold_time, cfg.buttons.bounce_time, pin_factory=factory
+            )
+        except Exception as exc:
+            self._report(f"buttons not available: {exc}")
+        return {"display": display, "buttons": buttons, "buzzer": None, "camera": None, "factory": factory}
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def start(self, address: str = "") -> None:
+        """Start the controller, camera and watchdog threads; ``address`` is
+        the web address shown on the start screen."""
+        self.address = address
+        self._start_thread("controller", self._controller_loop)
+        if self._camera_wanted:
+            self._start_thread("camera", self._camera_loop)
+        interval = watchdog_interval()
+        if interval:
+            self._start_thread("watchdog", lambda: self._watchdog_loop(interval))
+
+    def _start_thread(self, name: str, target: Callable[[], None]) -> None:
+        thread = threading.Thread(target=target, name=f"tablepi-{name}", daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def close(self) -> None:
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=1.0)
+        for name in ("buttons", "buzzer"):
+            device = self._devices.get(name)
+            if device is not None:
+                try:
+                    device.close()
+                except Exception:
+                    log.exception("closing %s", name)
+        if self._camera is not None:
+            try:
+                self._camera.close()
+            except Exception:
+                log.exception("closing the camera")
+        try:
+            self.display.close()
+        except Exception:
+            log.exception("closing the display")
+        self.store.close()
+
+    # -- controllers ----------------------------------------------------------
+
+    def _on_input(self, button: str, long: bool) -> None:
+        self._jobs.put(lambda: self._handle_button(button, long))
+
+    def _on_activity(self) -> None:
+        try:
+            self.display.wake()
+        except Exception:
+            log.exception("waking the display")
+
+    def _handle_button(self, button: str, long: bool) -> None:
+        from tablepi.controllers import action_for
+
+        kind = self._controller_kind or "none"
+        action = action_for(kind, button, long)
+        if action is None:
+            return
+        if self.controller is None:
+            self._show_start()
+            return
+        self.controller.on_button(action)
+
+    def _show_start(self) -> None:
+        self.display.start(self.address or "starting...", self.pin)
+
+    def _make_controller(self, kind: str | None) -> None:
+        if kind == self._controller_kind and (kind is None or self.controller is not None):
+            return
+        self._controller_kind = kind
+        self.controller = None
+        if kind is None:
+            self._show_start()
+            return
+        cls = controller_class(kind)
+        if cls is None:
+            self.display.message([kind.replace("_", " ").title(), "is on the web page", f"PIN {self.pin}"])
+            return
+        kwargs: dict[str, Any] = {}
+        if "roll" in inspect.signature(cls).parameters and self._synthetic_camera() is not None:
+            kwargs["roll"] = self.roll
+        try:
+            self.controller = cls(self.table, self.display, self.buzzer, self.clock, **kwargs)
+        except Exception as exc:
+            self._report(f"the {kind} controller could not start: {exc}")
+
+    def _controller_loop(self) -> None:
+        sub = self.table.subscribe(maxsize=100)
+        last_tick = 0.0
+        last_display_event = 0.0
+        display_version = None
+        try:
+            self._deliver_state(self.table.public_state())
+            while not self._stop.is_set():
+                event = sub.get(timeout=TICK_SECONDS / 2)
+                if event is not None and event.type in ("state", "missed"):
+                    state = event.data if event.type == "state" else self.table.public_state()
+                    self._guard(lambda s=state: self._deliver_state(s))
+                while True:
+                    try:
+                        job = self._jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    self._guard(job)
+                now = self.clock()
+                self._heartbeat = time.monotonic()
+                if time.monotonic() - last_tick >= TICK_SECONDS:
+                    last_tick = time.monotonic()
+                    if self.controller is not None:
+                        self._guard(lambda n=now: self.controller.tick(n))
+                    self._guard(lambda n=now: self.display.tick())
+                # The OLED mirror is told of new images at a steady pace and
+                # never while a secret is up, so its events reveal nothing.
+                if time.monotonic() - last_display_event >= DISPLAY_EVENT_SECONDS:
+                    last_display_event = time.monotonic()
+                    if not self.display.secret and self.display.version != display_version:
+                        display_version = self.display.version
+                        self.table.publish("display", {"version": display_version})
+        finally:
+            sub.close()
+
+    def _deliver_state(self, state: dict[str, Any]) -> None:
+        game = state.get("game")
+        self._make_controller(game["kind"] if game else None)
+        if game and game["state"].get("dice") is None:
+            self._kept = []
+        if self.controller is not None:
+            self.controller.on_state(state)
+
+    def _guard(self, job: Callable[[], None]) -> None:
+        try:
+            job()
+        except Exception:
+            # A faulty screen or controller must not stop the table.
+            log.exception("controller job failed")
+
+    def _watchdog_loop(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            # Only a turning controller loop counts as alive.
+            if time.monotonic() - self._heartbeat < max(5.0, 4 * interval):
+                sd_notify("WATCHDOG=1")
+
+    # -- simulated devices --------------------------------------------------------
+
+    def press(self, button: str, long: bool = False) -> None:
+        """Press a simulated button through its mock pin (the real Button code runs)."""
+        if not self.simulated or self.buttons is None:
+            raise RuntimeError("buttons can be pressed from the web only in simulation")
+        from hardware.sim import press
+
+        try:
+            press(self.buttons, button, long=long, wait=True)
+        except KeyError as exc:
+            raise RuntimeError(str(exc)) from None
+
+    def _synthetic_camera(self) -> Any:
+        camera = self._camera if self._camera is not None else self._devices.get("camera")
+        seen = 0
+        while camera is not None and seen < 4:
+            if callable(getattr(camera, "roll", None)):
+                return camera
+            camera = getattr(camera, "camera", None) or getattr(camera, "inner", None)
+            seen += 1
+        if camera is None and self.simulated and self._camera_wanted and self._camera is None:
+            return True  # the synthetic camera is still starting
+        return None
+
+    def roll(self) -> None:
+        """Re-roll the synthetic camera's dice that are not kept."""
+        camera = self._synthetic_camera()
+        if camera is None:
+            raise RuntimeError("the dice can be rolled from the web only with the synthetic camera")
+        if camera is True:
+            raise RuntimeError("the camera is still starting; try again in a moment")
+        kept_values = self._kept_values()
+        keep: list[int] = []
+        remaining = Counter(kept_values)
+        for index, value in enumerate(list(getattr(camera, "values", []) or [])):
+            if remaining[value] > 0:
+                remaining[value] -= 1
+                keep.append(index)
+        self._force_next_reading = True
+        camera.roll(keep=tuple(keep))
+
+    def set_kept(self, indices: list[int]) -> None:
+        """Mark dice of the current roll (indices into its dice) as kept for the next roll."""
+        state = self.table.public_state()
+        game = state.get("game")
+        if not game or game["kind"] != "beam_me_up":
+            raise RuntimeError("dice are kept only in a game of Beam Me Up")
+        dice = game["state"].get("dice")
+        if dice is None:
+            raise RuntimeError("roll the dice before keeping any")
+        if any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(dice) for i in indices):
+            raise ValueError(f"dice are numbered 0..{len(dice) - 1}")
+        if len(set(indices)) != len(indices):
+            raise ValueError("each die can be kept once")
+        self._kept = sorted(indices)
+
+    def _kept_values(self) -> list[int]:
+        game = self.table.public_state().get("game")
+        dice = (game or {}).get("state", {}).get("dice") if game else None
+        if not dice:
+            return []
+        return [dice[i] for i in self._kept if i < len(dice)]
+
+    # -- camera --------------------------------------------------------------
+
+    def _open_camera(self) -> Any:
+        camera = self._devices.get("camera")
+        if camera is not None:
+            return camera
+        try:
+            from hardware.cameras import open_camera
+        except ImportError as exc:
+            raise RuntimeError(f"no camera support: {exc}") from exc
+        return open_camera(self.config.camera, simulate=self.simulated)
+
+    def _camera_loop(self) -> None:
+        try:
+            self._camera = self._open_camera()
+        except Exception as exc:
+            self._camera_state = "absent"
+            self.table.publish("camera", {"state": "absent", "message": str(exc)})
+            log.warning("no camera: %s; Beam Me Up rolls can be entered on a phone", exc)
+            return
+        try:
+            from vision.regions import Regions
+            from vision.settle import READING, ROLLING, Settler
+
+            cam_cfg = self.config.camera
+            regions = Regions.from_values(cam_cfg.tray, cam_cfg.keep)
+            settler = Settler(still_seconds=self.config.beam_me_up.still_seconds)
+        except Exception as exc:
+            self._camera_state = "absent"
+            self._report(f"the dice reader could not start: {exc}")
+            return
+        period = 1.0 / max(1.0, float(getattr(self.config.camera, "fps", 15) or 15))
+        self._camera_state = "ok"
+        lost = False
+        while not self._stop.is_set():
+            started = time.monotonic()
+            try:
+                frame = self._camera.read()
+            except Exception as exc:
+                frame = None
+                log.debug("camera read failed: %s", exc)
+            if frame is None:
+                if not lost:
+                    lost = True
+                    self._camera_state = "lost"
+                    self.table.publish("camera", {"state": "lost"})
+                settler.reset()
+                self._stop.wait(CAMERA_RETRY_SECONDS)
+                continue
+            if lost:
+                lost = False
+                self._camera_state = "ok"
+                self.table.publish("camera", {"state": "restored"})
+            with self._frame_lock:
+                self._frame = frame
+            if self._controller_kind == "beam_me_up":
+                try:
+                    event = settler.feed(frame, time.monotonic())
+                except Exception:
+                    log.exception("the dice reader failed on a frame")
+                    event = None
+                if event is not None and event.kind == ROLLING:
+                    self.table.publish("rolling", {})
+                elif event is not None and event.kind == READING:
+                    self._on_reading(frame, event.dice, regions)
+            self._stop.wait(max(0.0, period - (time.monotonic() - started)))
+
+    def _on_reading(self, frame: Any, dice: list[Any], regions: Any) -> None:
+        from tablepi.controllers.beam_me_up import reading_problem
+
+        height, width = frame.shape[:2]
+        dice = regions.filter(dice, width, height)
+        _, kept = regions.split(dice, width, height)
+        readings = [d.to_dict() for d in dice]
+        reading = {"dice": readings, "problem": reading_problem(readings), "at": self.clock()}
+        with self._frame_lock:
+            self._frame_dice = list(dice)
+        self.last_reading = reading
+        self.table.publish("reading", reading)
+        forced, self._force_next_reading = self._force_next_reading, False
+        kept_values = [d.value for d in kept] if kept else self._kept_values()
+
+        def deliver() -> None:
+            controller = self.controller
+            if controller is not None and hasattr(controller, "on_reading"):
+                if controller.on_reading(readings, kept_values, forced=forced):
+                    self._kept = []
+
+        self._jobs.put(deliver)
+
+    def camera_jpeg(self) -> bytes | None:
+        """The latest frame with each die read drawn on it, as JPEG."""
+        with self._frame_lock:
+            frame = None if self._frame is None else self._frame.copy()
+            dice = list(self._frame_dice)
+        if frame is None:
+            return None
+        import cv2
+
+        from vision.regions import draw_dice
+
+        draw_dice(frame, dice)
+        ok, data = cv2.imencode(".jpg", frame, [int(cv2.IMWRITE_JPEG_QUALITY), 80])
+        return data.tobytes() if ok else None
+
+    # -- health --------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        state = self.table.public_state()
+        game = state.get("game")
+        alive = time.monotonic() - self._heartbeat < 5.0 or not self._threads
+        return {
+            "ok": bool(alive),
+            "game": None if game is None else {"id": game["id"], "kind": game["kind"], "seq": state["seq"]},
+            "camera": {"state": self._camera_state},
+            "display": {"simulated": bool(getattr(self.display, "simulated", self.simulated))},
+            "buttons": {"available": self.buttons is not None, "simulated": self.simulated},
+            "simulated": self.simulated,
+            "problems": list(self.problems),
+        }
