@@ -11,7 +11,10 @@ Settings::
 
 2 to 4 players; list order is turn order and the first player starts.
 "board" is one of A..D, "layout" a full layout (see ``board``); with neither,
-seats get boards A, B, C, D in order.
+seats get boards A, B, C, D in order. To carry over a game already under
+way on the table, a player may also give "counters" (``{"2": 5, "3": 1}``,
+rows by column, others on row 0), and ``"advantage": false`` skips the
+starting player's advantage.
 
 Commands (``game.push(command)``); the table, the web pages and the camera
 all use exactly these:

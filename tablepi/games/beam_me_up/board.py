@@ -130,7 +130,7 @@ def layout_from_dict(data: Any, default_name: str = "custom") -> Layout:
 
 def load_layout(source: str | Path | dict[str, Any]) -> Layout:
     """A layout from a JSON file (path) or a dict; LayoutError if it is not a board."""
-    if isinstance(source, dict):
+    if not isinstance(source, str | Path):
         return layout_from_dict(source)
     path = Path(source)
     try:

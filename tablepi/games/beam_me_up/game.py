@@ -61,25 +61,27 @@ def _without(values: list[int], taken: list[int]) -> list[int] | None:
     return rest
 
 
-def _check_settings(settings: Any) -> list[tuple[str, Layout]]:
-    """The players' names and layouts, or RuleError("settings")."""
+def _check_settings(settings: Any) -> list[tuple[str, Layout, list[int]]]:
+    """The players' names, layouts and starting rows, or RuleError("settings")."""
     if not isinstance(settings, dict):
         raise RuleError("settings", "settings must be an object with a players list")
-    unknown = set(settings) - {"players"}
+    if settings.get("advantage", True) not in (True, False):
+        raise RuleError("settings", "advantage must be true or false")
+    unknown = set(settings) - {"players", "advantage"}
     if unknown:
         raise RuleError("settings", f"unknown setting(s): {', '.join(sorted(map(str, unknown)))}")
     players = settings.get("players")
     if not isinstance(players, list) or not 2 <= len(players) <= 4:
         raise RuleError("settings", "Beam Me Up is for 2 to 4 players")
     boards = default_layouts()
-    seats: list[tuple[str, Layout]] = []
+    seats: list[tuple[str, Layout, list[int]]] = []
     for seat, player in enumerate(players):
-        if not isinstance(player, dict) or set(player) - {"name", "board", "layout"}:
+        if not isinstance(player, dict) or set(player) - {"name", "board", "layout", "counters"}:
             raise RuleError("settings", f"player {seat + 1}: give a name and a board (A-D) or a layout")
         name = player.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > 40:
             raise RuleError("settings", f"player {seat + 1}: a name is 1..40 characters")
-        if name in (n for n, _ in seats):
+        if name in (n for n, _, _ in seats):
             raise RuleError("settings", f"two players are called {name!r}; names must differ")
         if "board" in player and "layout" in player:
             raise RuleError("settings", f"{name}: give a board or a layout, not both")
@@ -91,8 +93,23 @@ def _check_settings(settings: Any) -> list[tuple[str, Layout]]:
                 choices = ", ".join(boards)
                 raise RuleError("settings", f"{name}: board must be one of {choices}, not {board!r}")
             layout = boards[board]
-        seats.append((name, layout))
+        seats.append((name, layout, _start_rows(name, player.get("counters", {}), layout)))
     return seats
+
+
+def _start_rows(name: str, counters: Any, layout: Layout) -> list[int]:
+    """Where a player's counters start: row 0, or where a game carried over stood."""
+    if not isinstance(counters, dict):
+        raise RuleError("settings", f"{name}: counters map columns to rows")
+    rows = [0] * len(COLUMNS)
+    for column, row in counters.items():
+        if column not in _COLUMN_INDEX:
+            raise RuleError("settings", f"{name}: unknown column {column!r} in counters")
+        if type(row) is not int or not 0 <= row <= layout.top_row:
+            top = layout.top_row
+            raise RuleError("settings", f"{name}: the counter in column {column} needs a row 0..{top}")
+        rows[_COLUMN_INDEX[column]] = row
+    return rows
 
 
 class BeamMeUp:
@@ -107,8 +124,8 @@ class BeamMeUp:
             self._settings = json.loads(json.dumps(settings))
         except (TypeError, ValueError):
             raise RuleError("settings", "settings must be plain JSON data") from None
-        self._names = [name for name, _ in seats]
-        self._layouts = [layout for _, layout in seats]
+        self._names = [name for name, _, _ in seats]
+        self._layouts = [layout for _, layout, _ in seats]
         n = len(seats)
         self._n = n
         self._need = 5 if n == 2 else 4  # B12
@@ -121,8 +138,8 @@ class BeamMeUp:
             blue | {(_COLUMN_INDEX[c], r) for c, r in lay.pink_stars}
             for blue, lay in zip(self._blue, self._layouts, strict=True)
         ]
-        self._rows = [[0] * len(COLUMNS) for _ in range(n)]
-        self._phase = "advantage"
+        self._rows = [rows for _, _, rows in seats]
+        self._phase = "advantage" if settings.get("advantage", True) else "rolling"
         self._due = 1  # the seat giving the starting player's advantage next (B10)
         self._active = 0
         self._roll_no = 0
@@ -134,7 +151,10 @@ class BeamMeUp:
         self._wildcard = False
         self._bonus = 0
         self._winner: int | None = None
-        self._effects: list[str] = [f"set-up (B10): {self._names[1]} moves 1 counter up one square"]
+        if self._phase == "advantage":
+            self._effects = [f"set-up (B10): {self._names[1]} moves 1 counter up one square"]
+        else:
+            self._effects = [f"{self._names[0]}'s turn"]
         self._commands: list[dict[str, Any]] = []
 
     # -- construction and the protocol -------------------------------------------------
