@@ -50,13 +50,22 @@ DOG_SMALL = 1.0  # sigma of the fine blur, pixels at the working level
 DOG_LARGE = 4.0  # sigma of the coarse blur
 DOG_THRESHOLD = 16.0  # grey levels of local contrast a pip must have
 PIP_MIN_AREA = 5
+PIP_CONTRAST = 30.0  # grey levels between a pip's core and the face around it
 PIP_MAX_AREA = 260
 LINK_RADII = 10.0  # farthest link between pips of one face, in pip radii
 LINE_TOLERANCE = 30.0  # Lab distance allowed along the face between two pips
-FACE_TOLERANCE = 30.0  # Lab distance allowed between the faces of linked pips
+FACE_TOLERANCE = 45.0  # Lab distance allowed between the faces of linked pips
 SPAN_RADII = (4.5, 12.0)  # diagonal of a face's pip grid, in pip radii
 FIT_TOLERANCE = 0.22  # worst pairwise-distance error still accepted
 MIN_CONFIDENCE = 0.5
+ONE_CLEAR_RADII = 6.0  # no other pip this close to a lone "1" pip
+ONE_INNER_RADII = (2.2, 2.8, 3.4)  # face ring around a "1", in pip radii
+ONE_OUTER_RADII = (8.0, 9.0)  # beyond the face of a "1"
+ONE_FACE_TOLERANCE = 18.0
+ONE_UNIFORM = 0.85
+ONE_EDGE_STEP = 25.0
+ONE_EDGED = 0.6
+ONE_SIZE_RADII = 10.0
 
 
 @dataclass
@@ -171,7 +180,14 @@ def _candidates(grey: np.ndarray, lab: np.ndarray) -> _Pips:
     sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
     sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
     face = np.median(lab[sy, sx].astype(np.float32), axis=1)
-    return _Pips(x, y, r, p, face)
+    # A real pip differs from the face all round it; the patch of face between
+    # dark pips also looks like a (light) blob, but its ring is mostly face.
+    ring = np.median(grey[sy, sx].astype(np.float32), axis=1)
+    ix = np.clip(np.rint(x), 0, w - 1).astype(int)
+    iy = np.clip(np.rint(y), 0, h - 1).astype(int)
+    core = cv2.blur(grey, (3, 3))[iy, ix].astype(np.float32)
+    keep = p * (core - ring) > PIP_CONTRAST
+    return _Pips(x[keep], y[keep], r[keep], p[keep], face[keep])
 
 
 def _line_ok(lab: np.ndarray, pips: _Pips, i: int, j: int, near: np.ndarray) -> float:
@@ -216,7 +232,7 @@ def _groups(lab: np.ndarray, pips: _Pips) -> list[list[int]]:
     facediff = np.sqrt(((pips.face[:, None, :] - pips.face[None, :, :]) ** 2).sum(-1))
     cand = (
         (dist <= LINK_RADII * rmean)
-        & (dist > 2.5 * rmean)
+        & (dist > 1.8 * rmean)
         & (rratio < 1.7)
         & (pips.polarity[:, None] == pips.polarity[None, :])
         & (facediff < FACE_TOLERANCE)
@@ -254,13 +270,48 @@ def _fit(points: np.ndarray, radius: float) -> tuple[int, float, float]:
     return n, conf, size
 
 
+_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+_COS, _SIN = np.cos(_ANGLES), np.sin(_ANGLES)
+
+
+def _ring(lab: np.ndarray, x: float, y: float, radius: float) -> np.ndarray:
+    h, w = lab.shape[:2]
+    sx = np.clip(np.rint(x + radius * _COS), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(y + radius * _SIN), 0, h - 1).astype(int)
+    return lab[sy, sx].astype(np.float32)
+
+
+def _lone_pip(lab: np.ndarray, pips: _Pips, k: int) -> Die | None:
+    """A die showing 1, if pip k sits alone in the middle of a uniform face with edges."""
+    x, y, r = float(pips.x[k]), float(pips.y[k]), float(pips.r[k])
+    d2 = (pips.x - x) ** 2 + (pips.y - y) ** 2
+    if np.count_nonzero(d2 < (ONE_CLEAR_RADII * r) ** 2) > 1:
+        return None
+    inner = np.stack([_ring(lab, x, y, r * f) for f in ONE_INNER_RADII])
+    face = np.median(inner.reshape(-1, 3), axis=0)
+    uniform = float(np.mean(np.sqrt(((inner - face) ** 2).sum(-1)) < ONE_FACE_TOLERANCE))
+    if uniform < ONE_UNIFORM:
+        return None
+    outer = np.stack([_ring(lab, x, y, r * f) for f in ONE_OUTER_RADII])
+    differs = (np.sqrt(((outer - face) ** 2).sum(-1)) > ONE_EDGE_STEP).any(axis=0)
+    edged = float(np.mean(differs))
+    if edged < ONE_EDGED:
+        return None
+    conf = min(1.0, 0.5 + 0.5 * (uniform - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9) * edged)
+    half = r * ONE_SIZE_RADII / 2
+    return Die(1, [x - half, y - half, x + half, y + half], conf, [(x, y)])
+
+
 def _read_level(img: np.ndarray) -> list[Die]:
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
     pips = _candidates(grey, lab)
     dice: list[Die] = []
     for g in _groups(lab, pips):
-        if len(g) < 2:
+        if len(g) == 1:
+            one = _lone_pip(lab, pips, g[0])
+            if one is not None:
+                dice.append(one)
             continue
         pts = np.stack([pips.x[g], pips.y[g]], axis=1)
         radius = float(np.median(pips.r[g]))
