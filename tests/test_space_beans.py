@@ -194,8 +194,11 @@ def test_secret_contents_never_held_before_the_end() -> None:
     refused(g, {"type": "add", "player": 0, "collection": "secret", "count": 2,
                 "bean": "Dark Beans"}, "secret")
     refused(g, {"type": "add", "player": 0, "collection": "secret", "count": 2, "cards": [2, 8]}, "secret")
-    g.push({"type": "add", "player": 0, "collection": "secret", "count": 2, "note": "ZQX-MARKER 2 and 8"})
-    assert g.to_dict()["commands"][-1] == {"type": "add", "player": 0, "collection": "secret", "count": 2}
+    refused(g, {"type": "add", "player": 0, "collection": "secret", "count": 2,
+                "note": "ZQX-MARKER 2 and 8"}, "secret")
+    g.push({"type": "add", "player": 0, "collection": "secret", "count": 2, "at": 12.5})
+    assert g.to_dict()["commands"][-1] == {"type": "add", "player": 0, "collection": "secret", "count": 2,
+                                           "at": 12.5}
     assert "ZQX-MARKER" not in json.dumps(g.to_dict())
     assert "ZQX-MARKER" not in json.dumps(g.public_view())
     assert g.public_view()["players"][0]["secret_count"] == 2

@@ -273,6 +273,7 @@ class OuterSpace:
     """The public record of a game of They Came From Outer Space."""
 
     kind = "outer_space"
+    takes_at = True  # the mission timer runs on the table's stamps
 
     def __init__(self, settings: dict[str, Any]) -> None:
         self._settings = _settings(settings)

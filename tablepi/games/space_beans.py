@@ -94,6 +94,7 @@ class SpaceBeans:
     """The public record of a game of Space Beans."""
 
     kind = "space_beans"
+    takes_at = False  # the rules never read the time
 
     def __init__(self, settings: dict[str, Any]) -> None:
         self._settings = _settings(settings)
@@ -308,8 +309,11 @@ class SpaceBeans:
             raise RuleError("S2", "the secret collection turned face up: reveal its cards first")
         where = command.get("collection")
         if where == "secret":
-            if "cards" in command or "bean" in command:
-                raise RuleError("secret", "a secret addition is entered as a count only")
+            extra = sorted(set(command) - {"type", "player", "collection", "count", "at", "manual"})
+            if extra:
+                # Anything beside the count could give the secret away in the table's log.
+                raise RuleError("secret", f"a secret addition is entered as a count only, not "
+                                          f"{', '.join(extra)}")
             k = command.get("count")
             if isinstance(k, bool) or not isinstance(k, int) or k < 1:
                 raise RuleError("count", "count must be a whole number of cards, 1 or more")
