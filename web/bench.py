@@ -1,11 +1,12 @@
 """`tablepi bench web`: live viewers under a steady command load.
 
-Runs the real server (waitress, as `tablepi run` does) in a child process on
-loopback, opens ``--clients`` event streams, and sends commands at ``--rate``
-per second for ``--seconds``. Prints the events lost (every viewer must see
-every command's "state" event), the delay from sending a command to each
-viewer receiving its event (p50/p99), and the server's peak memory (resident
-set size of the child process).
+Runs the real service in simulation mode and its web server (waitress, as
+`tablepi run --simulate` does) in a child process on loopback, opens
+``--clients`` event streams, and sends commands at ``--rate`` per second for
+``--seconds``. Prints the events lost (every viewer must see every command's
+"state" event), the delay from sending a command to each viewer receiving its
+event (p50/p99), and the server's peak memory (resident set size of the child
+process, measured from outside).
 
 Targets: 0 lost, p99 < 200 ms, peak memory < 150 MB.
 """
@@ -36,49 +37,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rate", type=float, default=20.0, help="commands per second (default 20)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to send commands (default 60)")
     parser.add_argument("--threads", type=int, default=None, help="server threads (default: as tablepi run)")
+    parser.add_argument(
+        "--no-camera", action="store_true", help="leave the synthetic camera off (measure the web part alone)"
+    )
 
 
 # -- the server (child process) ---------------------------------------------
 
 
-def _service(data_dir: Path) -> Any:
-    """The service the server runs: the real one in simulation mode when it can
-    be built here, else a real Table on a real store with nothing else."""
-    try:
-        from tablepi.service import build_service  # type: ignore[attr-defined]
+def _service(data_dir: Path, camera: bool) -> Any:
+    """The real service in simulation mode, as `tablepi run --simulate` builds it."""
+    from tablepi.config import from_dict
+    from tablepi.service import Service
 
-        return build_service(data_dir=data_dir, simulated=True)
-    except (ImportError, AttributeError, TypeError):
-        pass
-    from tablepi.pin import load_or_create_pin
-    from tablepi.store import Store
-    from tablepi.table import Table
-
-    class TableOnly:
-        simulated = True
-
-        def __init__(self) -> None:
-            self.data_dir = data_dir
-            self.table = Table(Store(data_dir))
-            self.pin = load_or_create_pin(data_dir)
-
-        def health(self) -> dict:
-            return {"ok": True, "game": self.table.kind}
-
-        def camera_jpeg(self) -> None:
-            return None
-
-    return TableOnly()
+    return Service(from_dict({}), data_dir, simulate=True, camera=camera)
 
 
-def serve(data_dir: Path, threads: int | None) -> None:
+def serve(data_dir: Path, threads: int | None, camera: bool) -> None:
     import web
     from web.server import make_server
 
-    service = _service(data_dir)
+    service = _service(data_dir, camera)
     server = make_server(web.create_app(service), "127.0.0.1", 0, threads)
+    service.start(f"http://127.0.0.1:{server.effective_port}/")
     print(f"PORT {server.effective_port}", flush=True)
-    server.run()
+    try:
+        server.run()
+    finally:
+        service.close()
 
 
 # -- the viewers and the commander (this process) ----------------------------
@@ -205,16 +191,19 @@ def run(args: argparse.Namespace) -> int:
         from tablepi.pin import load_or_create_pin
 
         pin = load_or_create_pin(data_dir)
-        cmd = [sys.executable, "-m", "web.bench", "serve", str(data_dir)]
-        threads = getattr(args, "threads", None)
-        if threads:
-            cmd.append(str(threads))
+        threads = getattr(args, "threads", None) or 0
+        camera = "0" if getattr(args, "no_camera", False) else "1"
+        cmd = [sys.executable, "-m", "web.bench", "serve", str(data_dir), str(threads), camera]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        log_path = data_dir / "server.log"
+        # The server's log goes to a file: a pipe nobody reads would stall it.
+        with open(log_path, "w") as log_file:
+            child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log_file, text=True, env=env)
         try:
             line = child.stdout.readline() if child.stdout else ""
             if not line.startswith("PORT "):
-                err = child.stderr.read() if child.stderr else ""
+                child.wait(10)
+                err = log_path.read_text(errors="replace")
                 print(f"the server did not start: {line.strip()} {err.strip()[-2000:]}", file=sys.stderr)
                 return 1
             port = int(line.split()[1])
@@ -304,8 +293,8 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "serve":
-        serve(Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)
+    if len(sys.argv) == 5 and sys.argv[1] == "serve":
+        serve(Path(sys.argv[2]), int(sys.argv[3]) or None, sys.argv[4] == "1")
     else:
         print("usage: tablepi bench web [--clients N] [--rate R] [--seconds S]", file=sys.stderr)
         sys.exit(2)

@@ -37,6 +37,10 @@ class Malformed(ValueError):
         return {"error": self.message, "rule": "request"}
 
 
+class WrongChoice(Malformed):
+    """A field that tells one variant of a command from another did not match."""
+
+
 Check = Callable[[Any, str], None]
 
 
@@ -69,7 +73,7 @@ def string(max_len: int = MAX_STR, choices: tuple[str, ...] | None = None) -> Ch
         if len(value) > max_len:
             raise Malformed(f"{where} is longer than {max_len} characters")
         if choices is not None and value not in choices:
-            raise Malformed(f"{where} must be one of {', '.join(choices)}")
+            raise WrongChoice(f"{where} must be one of {', '.join(choices)}")
 
     return check
 
@@ -167,16 +171,26 @@ def settings(value: Any, where: str) -> None:
 
 
 def _check_fields(value: dict, fields: Mapping[str, Field], where: str) -> None:
+    # Fields that pick a command's variant are judged first, so that a command
+    # meant for one variant is not told about another variant's fields.
+    deferred: Malformed | None = None
+    for name, field in fields.items():
+        if name in value:
+            try:
+                field.check(value[name], f"{where}.{name}")
+            except WrongChoice:
+                raise
+            except Malformed as exc:
+                deferred = deferred or exc
     unknown = sorted(set(value) - set(fields))
     if unknown:
         shown = ", ".join(repr(k)[:40] for k in unknown[:5])
         raise Malformed(f"{where} has unknown field(s) {shown}")
     for name, field in fields.items():
-        if name not in value:
-            if field.required:
-                raise Malformed(f"{where} needs the field {name!r}")
-            continue
-        field.check(value[name], f"{where}.{name}")
+        if field.required and name not in value:
+            raise Malformed(f"{where} needs the field {name!r}")
+    if deferred is not None:
+        raise deferred
 
 
 def req(check: Check) -> Field:
@@ -225,9 +239,26 @@ BEAM_ME_UP: dict[str, dict[str, Field]] = {
     "end_turn": {},
 }
 
-GAME_COMMANDS: dict[str, dict[str, dict[str, Field]]] = {
+PLAYER = integer(0, 5)
+BEAN = string(40)
+CARDS = list_of(integer(1, 9), max_len=15, min_len=1)
+OPEN, SECRET = string(10, ("open",)), string(10, ("secret",))
+SPACE_BEANS: dict[str, dict[str, Field] | list[dict[str, Field]]] = {
+    "close_out": {"player": req(PLAYER)},
+    "reveal": {"player": req(PLAYER), "bean": req(BEAN), "cards": req(CARDS)},
+    "add": [
+        {"player": req(PLAYER), "collection": req(OPEN), "bean": req(BEAN), "cards": req(CARDS)},
+        # A secret addition is a count only: the schema has no room for its cards.
+        {"player": req(PLAYER), "collection": req(SECRET), "count": req(integer(1, 15))},
+    ],
+    "end_turn": {},
+    "final": {"player": req(PLAYER), "bean": req(BEAN), "cards": req(CARDS)},
+}
+
+GAME_COMMANDS: dict[str, dict[str, dict[str, Field] | list[dict[str, Field]]]] = {
     "beam_me_up": BEAM_ME_UP,
     "outer_space": OUTER_SPACE,
+    "space_beans": SPACE_BEANS,
 }
 
 _TYPE = re.compile(r"[a-z][a-z0-9_]{0,39}")
@@ -240,7 +271,12 @@ def _candidates(ctype: str, kind: str | None) -> list[dict[str, Field]]:
     if ctype in TABLE_COMMANDS:
         return [TABLE_COMMANDS[ctype]]
     games = [GAME_COMMANDS[kind]] if kind in GAME_COMMANDS else list(GAME_COMMANDS.values())
-    return [{**MANUAL, **game[ctype]} for game in games if ctype in game]
+    found = []
+    for game in games:
+        schema = game.get(ctype)
+        for fields in schema if isinstance(schema, list) else [schema] if schema is not None else []:
+            found.append({**MANUAL, **fields})
+    return found
 
 
 def parse(body: bytes, kind: str | None = None) -> dict[str, Any]:
@@ -268,15 +304,16 @@ def validate(command: Any, kind: str | None = None) -> None:
         shown = ctype if len(ctype) <= 40 else ctype[:40] + "..."
         game = f" in {kind}" if kind else ""
         raise Malformed(f"unknown command type {shown!r}{game}")
-    first: Malformed | None = None
+    errors: list[Malformed] = []
     for fields in candidates:
         try:
             _check_fields(command, {"type": req(string(40)), **fields}, "command")
             return
         except Malformed as exc:
-            first = first or exc
-    assert first is not None
-    raise first
+            errors.append(exc)
+    # The variant whose distinguishing fields matched says best what is wrong.
+    relevant = [e for e in errors if not isinstance(e, WrongChoice)] or errors
+    raise Malformed(" or ".join(dict.fromkeys(e.message for e in relevant)))
 
 
 def _no_constant(name: str) -> Any:
