@@ -179,7 +179,11 @@ def part(view: str) -> str:
 
 @bp.route("/device")
 def device() -> str:
-    return render_template("device.html", simulated=_simulated(), public=_public_state())
+    from tablepi.controllers import button_actions
+
+    public = _public_state()
+    kind = (public.get("game") or {}).get("kind") or "none"
+    return render_template("device.html", simulated=_simulated(), public=public, actions=button_actions(kind))
 
 
 @bp.route("/setup")

@@ -119,6 +119,22 @@
     }
   }
 
+  // Dice drawn like the server's (macros.html).
+  var PIPS = {
+    1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[27, 27], [50, 50], [73, 73]],
+    4: [[28, 28], [72, 28], [28, 72], [72, 72]], 5: [[27, 27], [73, 27], [50, 50], [27, 73], [73, 73]],
+    6: [[28, 25], [72, 25], [28, 50], [72, 50], [28, 75], [72, 75]]
+  };
+  function dieSvg(value) {
+    var pips = (PIPS[value] || []).map(function (p) {
+      return '<circle class="pip" cx="' + p[0] + '" cy="' + p[1] + '" r="9"/>';
+    }).join("");
+    var q = PIPS[value] ? "" : '<text x="50" y="64" text-anchor="middle" font-size="44" fill="#888">?</text>';
+    return '<svg viewBox="0 0 100 100" aria-hidden="true"><rect class="face" x="4" y="4" width="92" height="92" rx="16"/>' +
+      pips + q + "</svg>";
+  }
+  TP.dieSvg = dieSvg;
+
   // Commands and the PIN.
   TP.authed = function () { return sessionStorage.getItem("tablepi-authed") === "1"; };
   function setAuthed(yes) {

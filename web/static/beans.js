@@ -1,0 +1,234 @@
+/* Space Beans score sheet on a phone.
+ *
+ * Each phone picks its player. Card values are tapped in; the trophy a
+ * close-out yields is shown before anything is sent (rule S2: a card equal to
+ * the collection's size becomes the trophy). A secret collection's cards stay
+ * in this phone's localStorage: the table only ever learns how many there
+ * are, until the collection is turned face up or the game ends.
+ */
+(function () {
+  "use strict";
+  var TP = window.TablePi;
+  var panel = document.getElementById("beans-panel");
+  if (!panel) return;
+  var $ = function (id) { return document.getElementById(id); };
+
+  var state = null;      // the game's public state (space_beans only)
+  var gameId = null;
+  var draft = [];        // card values being entered
+  var mode = null;       // "add", "reveal" or "final"
+
+  function score(cards) {
+    return cards.indexOf(cards.length) >= 0 ? cards.length : 0;
+  }
+  TP.beansScore = score;
+
+  function scoreWords(cards) {
+    var n = cards.length;
+    if (!n) return "";
+    var t = score(cards);
+    return t ? n + " cards: the " + n + " becomes a trophy worth " + t + " (S2)"
+             : n + " cards: no card shows " + n + ", so no trophy (S2)";
+  }
+
+  function myIndex() {
+    var v = localStorage.getItem("tablepi-beans-player:" + gameId);
+    var i = v === null ? -1 : parseInt(v, 10);
+    return state && i >= 0 && i < state.players.length ? i : -1;
+  }
+
+  // The secret collection, kept on this phone only, as batches of cards so an
+  // undone addition can be dropped again.
+  function secretKey(i) { return "tablepi-secret:" + gameId + ":" + i; }
+  function loadSecret(i) {
+    try { return JSON.parse(localStorage.getItem(secretKey(i))) || { bean: null, batches: [] }; }
+    catch (e) { return { bean: null, batches: [] }; }
+  }
+  function saveSecret(i, sec) { localStorage.setItem(secretKey(i), JSON.stringify(sec)); }
+  function secretCards(sec) { return [].concat.apply([], sec.batches); }
+  function syncSecret(i, count) {
+    var sec = loadSecret(i);
+    while (sec.batches.length && secretCards(sec).length > count) sec.batches.pop();
+    if (!sec.batches.length) sec.bean = null;
+    saveSecret(i, sec);
+    return sec;
+  }
+
+  function cardsHtml(values, cls) {
+    return values.map(function (v, k) {
+      return '<span class="bean-card ' + (cls || "") + '" data-k="' + k + '">' + v + "</span>";
+    }).join("");
+  }
+  function esc(t) {
+    return String(t).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  function render() {
+    var el = $("state-json");
+    var pub = null;
+    try { pub = el ? JSON.parse(el.textContent) : null; } catch (e) { pub = null; }
+    var game = pub && pub.game;
+    if (!game || game.kind !== "space_beans") { panel.classList.add("hidden"); state = null; return; }
+    panel.classList.remove("hidden");
+    if (gameId !== game.id) { draft = []; mode = null; }
+    gameId = game.id;
+    state = game.state;
+    var s = state;
+
+    $("beans-who").innerHTML = '<span class="muted">I am</span> ' + s.players.map(function (p) {
+      return '<button type="button" class="small ' + (p.index === myIndex() ? "" : "secondary") +
+        '" data-beans-player="' + p.index + '">' + esc(p.name) + "</button>";
+    }).join(" ");
+
+    var me = myIndex();
+    var show = function (id, yes) { $(id).classList.toggle("hidden", !yes); };
+    if (me < 0) {
+      $("beans-me").innerHTML = '<p class="muted">Pick your name to keep your score sheet on this phone.</p>';
+      ["beans-actions"].forEach(function (id) { show(id, false); });
+      return;
+    }
+    show("beans-actions", true);
+    var p = s.players[me];
+    var secretCount = p.secret_count || p.reveal_pending || 0;
+    var sec = syncSecret(me, secretCount);
+    var local = secretCards(sec);
+    $("beans-me").innerHTML =
+      "<p><b>" + esc(p.name) + "</b>: " + p.trophy_points + " trophy points" +
+      (p.bonus ? " + " + p.bonus + " bonus" : "") + " (" + p.to_target + " to " + s.target + ")</p>" +
+      '<div class="small muted">Trophies</div><div class="bean-cards">' +
+      cardsHtml(p.trophies.map(function (t) { return t.value; }), "trophy") + "</div>" +
+      '<div class="small muted">Open collection' + (p.open ? ": " + esc(p.open.bean) : "") + '</div><div class="bean-cards">' +
+      (p.open ? cardsHtml(p.open.cards) : '<span class="muted">none</span>') + "</div>" +
+      '<div class="small muted">Secret collection (' + secretCount + " cards" +
+      (local.length ? ", " + esc(sec.bean || "") + ", on this phone only" : "") + ')</div><div class="bean-cards" id="beans-secret-local">' +
+      (local.length ? cardsHtml(local, "") : secretCount ? '<span class="muted">not recorded on this phone</span>' : '<span class="muted">none</span>') + "</div>";
+
+    var active = s.active === me && !s.end_triggered;
+    var newMode = null;
+    if (active && p.reveal_pending) newMode = "reveal";
+    else if (s.end_triggered && s.awaiting_final.indexOf(me) >= 0) newMode = "final";
+    else if (active && !s.added_this_turn) newMode = "add";
+    if (newMode !== mode) {
+      draft = (newMode === "reveal" || newMode === "final") ? local.slice() : [];
+      mode = newMode;
+      if (sec.bean && (mode === "reveal" || mode === "final")) $("beans-bean").value = sec.bean;
+    }
+
+    show("beans-closeout", active && s.round >= 2 && !s.added_this_turn && !!p.open && !p.reveal_pending);
+    if (p.open) {
+      $("beans-closeout-cards").innerHTML = '<div class="bean-cards">' + cardsHtml(p.open.cards) + "</div>";
+      $("beans-closeout-preview").textContent = scoreWords(p.open.cards);
+    }
+    show("beans-end-turn", active && s.added_this_turn && !p.reveal_pending);
+    show("beans-entry", mode !== null);
+    var beanSel = $("beans-bean");
+    if (beanSel.options.length !== s.beans.length) {
+      beanSel.innerHTML = s.beans.map(function (b) { return "<option>" + esc(b) + "</option>"; }).join("");
+      if (sec.bean) beanSel.value = sec.bean;
+    }
+    renderEntry();
+  }
+
+  function target() {
+    var r = panel.querySelector("input[name=beans-target]:checked");
+    return r ? r.value : "open";
+  }
+
+  function renderEntry() {
+    if (!state || mode === null) return;
+    var me = myIndex();
+    var p = state.players[me];
+    var need = p.reveal_pending || p.secret_count || 0;
+    var t = target();
+    var beanSel = $("beans-bean");
+    $("beans-entry-target").classList.toggle("hidden", mode !== "add");
+    beanSel.disabled = false;
+    var preview = "", note = "", title = "Add cards", send = "Add";
+    if (mode === "reveal") {
+      title = "Your secret collection turned face up: enter its " + need + " cards";
+      send = "Turn face up";
+      preview = draft.length === need ? "Closing it out would give: " + scoreWords(draft) : draft.length + " of " + need + " cards";
+    } else if (mode === "final") {
+      title = "The game is over: enter your secret collection (" + need + " cards)";
+      send = "Enter and score";
+      preview = draft.length === need ? scoreWords(draft) : draft.length + " of " + need + " cards";
+    } else if (t === "open") {
+      if (p.open) { beanSel.value = p.open.bean; beanSel.disabled = true; }
+      var all = (p.open ? p.open.cards : []).concat(draft);
+      preview = draft.length ? "Open collection then: " + scoreWords(all) : "";
+      send = p.open ? "Add to the open collection" : "Start the open collection";
+    } else {
+      var sec = loadSecret(me);
+      if (sec.bean) { beanSel.value = sec.bean; beanSel.disabled = true; }
+      var allS = secretCards(sec).concat(draft);
+      preview = draft.length ? "Secret collection then: " + scoreWords(allS) : "";
+      note = "Only the number of cards (" + draft.length + ") goes to the table; the values stay on this phone.";
+      send = p.secret_count ? "Add to the secret collection" : "Start the secret collection";
+    }
+    $("beans-entry-title").textContent = title;
+    $("beans-draft").innerHTML = draft.length ? cardsHtml(draft) : '<span class="muted">no cards yet</span>';
+    $("beans-preview").textContent = preview;
+    $("beans-secret-note").textContent = note;
+    $("beans-send").textContent = send;
+    $("beans-send").disabled = !draft.length;
+  }
+
+  // The value pad: 1..9.
+  $("beans-pad").innerHTML = [1, 2, 3, 4, 5, 6, 7, 8, 9].map(function (v) {
+    return '<button type="button" class="secondary" data-card="' + v + '">' + v + "</button>";
+  }).join("");
+  $("beans-pad").addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-card]");
+    if (!b) return;
+    draft.push(parseInt(b.getAttribute("data-card"), 10));
+    renderEntry();
+  });
+  $("beans-draft").addEventListener("click", function (ev) {
+    var c = ev.target.closest("[data-k]");
+    if (!c) return;
+    draft.splice(parseInt(c.getAttribute("data-k"), 10), 1);
+    renderEntry();
+  });
+  $("beans-clear").addEventListener("click", function () { draft = []; renderEntry(); });
+  panel.addEventListener("change", function (ev) {
+    if (ev.target.name === "beans-target") { draft = []; renderEntry(); }
+  });
+  $("beans-who").addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-beans-player]");
+    if (!b) return;
+    localStorage.setItem("tablepi-beans-player:" + gameId, b.getAttribute("data-beans-player"));
+    mode = null;
+    render();
+  });
+
+  $("beans-closeout-send").addEventListener("click", function () {
+    TP.command({ type: "close_out", player: myIndex() }).catch(function () {});
+  });
+
+  $("beans-send").addEventListener("click", function () {
+    var me = myIndex();
+    var bean = $("beans-bean").value;
+    var cards = draft.slice();
+    var cmd;
+    if (mode === "reveal") cmd = { type: "reveal", player: me, bean: bean, cards: cards };
+    else if (mode === "final") cmd = { type: "final", player: me, bean: bean, cards: cards };
+    else if (target() === "open") cmd = { type: "add", player: me, collection: "open", bean: bean, cards: cards };
+    else cmd = { type: "add", player: me, collection: "secret", count: cards.length };
+    TP.command(cmd).then(function () {
+      var sec = loadSecret(me);
+      if (cmd.type === "add" && cmd.collection === "secret") {
+        sec.bean = sec.bean || bean;
+        sec.batches.push(cards);
+        saveSecret(me, sec);
+      } else if (cmd.type === "reveal" || cmd.type === "final") {
+        localStorage.removeItem(secretKey(me));
+      }
+      draft = [];
+      renderEntry();
+    }).catch(function () { /* shown already */ });
+  });
+
+  TP.afterRender(render);
+})();

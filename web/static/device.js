@@ -1,0 +1,105 @@
+/* The device panel: the table's screen, its three buttons, the camera. */
+(function () {
+  "use strict";
+  var TP = window.TablePi;
+  var img = document.getElementById("oled");
+  var versionEl = document.getElementById("oled-version");
+  var shown = null;
+  var loading = false;
+
+  // Poll the display version (cheap JSON) and fetch the image only when it
+  // changed; a "display" event triggers the same check at once.
+  function checkDisplay() {
+    if (loading) return;
+    fetch("/api/device", { cache: "no-store" })
+      .then(function (r) { return r.json(); })
+      .then(function (d) {
+        var v = d && d.display ? d.display.version : null;
+        if (v !== null && v !== shown) {
+          loading = true;
+          var next = new Image();
+          next.onload = function () { img.src = next.src; shown = v; versionEl.textContent = v; loading = false; };
+          next.onerror = function () { loading = false; };
+          next.src = "/api/device/oled.png?v=" + v;
+        }
+      })
+      .catch(function () { /* the next poll tries again */ });
+  }
+  setInterval(checkDisplay, 300);
+  checkDisplay();
+
+  // Buttons: a press held for 750 ms or more, or with "hold" ticked, is long.
+  var LONG_MS = 750;
+  var downAt = {};
+  function press(button, long) {
+    TP.showError("");
+    TP.post("/api/device/press", { button: button, long: long })
+      .then(function () { setTimeout(checkDisplay, 60); })
+      .catch(function (e) { TP.showError(e.message); });
+  }
+  document.querySelectorAll("[data-button]").forEach(function (b) {
+    var name = b.getAttribute("data-button");
+    b.addEventListener("pointerdown", function (ev) {
+      downAt[name] = performance.now();
+      b.classList.add("down");
+      if (b.setPointerCapture) b.setPointerCapture(ev.pointerId);
+    });
+    b.addEventListener("pointerup", function () {
+      b.classList.remove("down");
+      if (downAt[name] === undefined) return;
+      var held = performance.now() - downAt[name];
+      delete downAt[name];
+      press(name, document.getElementById("hold").checked || held >= LONG_MS);
+    });
+    b.addEventListener("pointercancel", function () { b.classList.remove("down"); delete downAt[name]; });
+    b.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); press(name, document.getElementById("hold").checked); }
+    });
+  });
+
+  // Camera frame and reading.
+  var cam = document.getElementById("camera");
+  var note = document.getElementById("camera-note");
+  var camBusy = false;
+  function refreshCamera() {
+    if (camBusy) return;
+    camBusy = true;
+    var next = new Image();
+    next.onload = function () { cam.src = next.src; note.textContent = ""; camBusy = false; };
+    next.onerror = function () { note.textContent = "No camera frame yet."; camBusy = false; };
+    next.src = "/api/camera.jpg?t=" + Date.now();
+  }
+  setInterval(refreshCamera, 1500);
+  refreshCamera();
+
+  function showReading(r) {
+    var box = document.getElementById("reading");
+    if (!r) { box.innerHTML = ""; return; }
+    var dice = (r.dice || []).map(function (d) {
+      return '<span class="die" title="confidence ' + Math.round((d.confidence || 0) * 100) + '%">' + TP.dieSvg(d.value) + "</span>";
+    }).join("");
+    box.innerHTML = dice + (r.problem ? '<span class="small" style="color: var(--bad)">' + r.problem + "</span>" : "");
+  }
+
+  if (TP.events) {
+    TP.events.addEventListener("display", function () { checkDisplay(); });
+    TP.events.addEventListener("reading", function (ev) {
+      try { showReading(JSON.parse(ev.data)); } catch (e) { /* ignore */ }
+      refreshCamera();
+    });
+    TP.events.addEventListener("state", function () { setTimeout(checkDisplay, 50); });
+  }
+
+  document.getElementById("roll").addEventListener("click", function () {
+    TP.showError("");
+    TP.post("/api/device/roll", {}).then(function () { setTimeout(refreshCamera, 300); })
+      .catch(function (e) { TP.showError(e.message); });
+  });
+  document.getElementById("keep-row").addEventListener("change", function () {
+    var kept = [];
+    document.querySelectorAll("[data-keep]").forEach(function (c) {
+      if (c.checked) kept.push(parseInt(c.getAttribute("data-keep"), 10));
+    });
+    TP.post("/api/device/keep", { dice: kept }).catch(function (e) { TP.showError(e.message); });
+  });
+})();

@@ -1,0 +1,126 @@
+/* Beam Me Up on a phone: set dice aside, and enter or correct a roll by hand.
+ *
+ * A roll typed in is sent as {"type": "roll", "dice": [...], "kept": [...],
+ * "manual": true}; correcting the camera's reading takes its roll back
+ * (undo) and sends the corrected one.
+ */
+(function () {
+  "use strict";
+  var TP = window.TablePi;
+  var box = document.getElementById("roll-composer");
+  if (!box) return;
+  var slotsEl = document.getElementById("rc-slots");
+  var padEl = document.getElementById("rc-pad");
+  var simulated = document.body.getAttribute("data-simulated") === "1";
+
+  var dieSvg = TP.dieSvg;
+
+  var current = { seq: null, dice: null, phase: null, kind: null };
+  var keptIdx = [];              // dice of the current roll set aside for the next
+  var slots = [0, 0, 0, 0, 0];   // 0: not entered yet
+  var locked = [false, false, false, false, false];
+  var active = 0;
+  var correcting = false;
+
+  function readState() {
+    var el = document.getElementById("state-json");
+    var pub = null;
+    try { pub = el ? JSON.parse(el.textContent) : null; } catch (e) { pub = null; }
+    var g = pub && pub.game;
+    var s = g && g.kind === "beam_me_up" ? g.state : null;
+    return { seq: pub ? pub.seq : null, kind: g && g.kind, dice: s ? s.dice : null, phase: s ? s.phase : null, s: s };
+  }
+
+  function afterRender() {
+    var st = readState();
+    var changed = JSON.stringify(st.dice) !== JSON.stringify(current.dice) || st.phase !== current.phase;
+    current = st;
+    if (changed) keptIdx = [];
+    if (st.kind !== "beam_me_up" || st.phase !== "rolling") close();
+    var buttons = document.querySelectorAll("#roll-dice .die-button");
+    for (var i = 0; i < buttons.length; i++) {
+      var k = keptIdx.indexOf(i) >= 0;
+      buttons[i].setAttribute("aria-pressed", k ? "true" : "false");
+      buttons[i].querySelector(".die").classList.toggle("kept", k);
+    }
+  }
+
+  function renderComposer() {
+    slotsEl.innerHTML = slots.map(function (v, i) {
+      return '<button type="button" class="die-button" data-slot="' + i + '" aria-label="die ' + (i + 1) +
+        (v ? ": " + v : ": not set") + (locked[i] ? ", set aside" : "") + '"' +
+        ' style="outline:' + (i === active && !locked[i] ? "3px solid var(--accent)" : "none") + '">' +
+        '<span class="die' + (locked[i] ? " kept" : "") + '">' + dieSvg(v) + "</span></button>";
+    }).join("");
+    padEl.innerHTML = [1, 2, 3, 4, 5, 6].map(function (v) {
+      return '<button type="button" class="die-button" data-pick="' + v + '" aria-label="value ' + v + '">' +
+        '<span class="die">' + dieSvg(v) + "</span></button>";
+    }).join("");
+    document.getElementById("rc-send").disabled = slots.indexOf(0) >= 0;
+  }
+
+  function open(mode) {
+    var st = readState();
+    correcting = mode === "correct";
+    slots = [0, 0, 0, 0, 0];
+    locked = [false, false, false, false, false];
+    if (correcting && st.dice) {
+      slots = st.dice.slice(0, 5);
+    } else if (st.dice) {
+      keptIdx.forEach(function (idx, n) { slots[n] = st.dice[idx]; locked[n] = true; });
+    }
+    active = locked.indexOf(false);
+    document.getElementById("rc-title").textContent = correcting ? "Correct the roll" : "Enter a roll by hand";
+    box.classList.remove("hidden");
+    renderComposer();
+    box.scrollIntoView({ behavior: "smooth", block: "center" });
+  }
+  function close() { box.classList.add("hidden"); }
+
+  document.addEventListener("click", function (ev) {
+    var opener = ev.target.closest("[data-open-roll]");
+    if (opener) { open(opener.getAttribute("data-open-roll")); return; }
+    var die = ev.target.closest("#roll-dice .die-button");
+    if (die && TP.authed()) {
+      var idx = parseInt(die.getAttribute("data-die-index"), 10);
+      var at = keptIdx.indexOf(idx);
+      if (at >= 0) keptIdx.splice(at, 1); else keptIdx.push(idx);
+      keptIdx.sort();
+      afterRender();
+      if (simulated) TP.post("/api/device/keep", { dice: keptIdx }).catch(function () { /* the phone still knows */ });
+    }
+  });
+  slotsEl.addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-slot]");
+    if (!b) return;
+    var i = parseInt(b.getAttribute("data-slot"), 10);
+    if (locked[i]) { locked[i] = false; }  // a set-aside die can be re-rolled after all (B11)
+    active = i;
+    renderComposer();
+  });
+  padEl.addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-pick]");
+    if (!b || active < 0) return;
+    slots[active] = parseInt(b.getAttribute("data-pick"), 10);
+    var next = -1;
+    for (var k = 1; k <= 5; k++) {
+      var j = (active + k) % 5;
+      if (!locked[j] && slots[j] === 0) { next = j; break; }
+    }
+    active = next < 0 ? active : next;
+    renderComposer();
+  });
+  document.getElementById("rc-cancel").addEventListener("click", close);
+  document.getElementById("rc-send").addEventListener("click", function () {
+    var cmd = { type: "roll", dice: slots.slice(), manual: true };
+    var kept = [];
+    for (var i = 0; i < 5; i++) if (locked[i]) kept.push(slots[i]);
+    if (kept.length && !correcting) cmd.kept = kept;
+    var first = correcting ? TP.command({ type: "undo" }) : Promise.resolve();
+    first.then(function () { return TP.command(cmd); })
+      .then(function () { close(); keptIdx = []; })
+      .catch(function () { /* shown already */ });
+  });
+
+  TP.afterRender(afterRender);
+})();

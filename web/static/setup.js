@@ -1,0 +1,243 @@
+/* Set-up: start a game, and edit Beam Me Up board layouts.
+ *
+ * The table stores no layouts of its own: a custom layout travels inside the
+ * new game's settings (as the player's "layout"), and this browser keeps the
+ * saved ones (localStorage) and can write or read them as JSON files.
+ */
+(function () {
+  "use strict";
+  var TP = window.TablePi;
+  var $ = function (id) { return document.getElementById(id); };
+  var PRINTED = JSON.parse($("layouts-json").textContent);
+  var COLUMNS = ["1", "2", "3", "4", "5", "6", "straight"];
+  var KINDS = {
+    beam_me_up: { min: 2, max: 4, hint: "2 to 4 players; each plays on a printed board (A to D) or a saved layout." },
+    outer_space: { min: 6, max: 12, hint: "6 to 12 players; the table runs the mission timer and the danger coin." },
+    space_beans: { min: 2, max: 6, hint: "2 to 6 players; each phone keeps its player's score sheet." }
+  };
+  var STORE = "tablepi-layouts";
+
+  function esc(t) {
+    return String(t).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+  function saved() {
+    try { return JSON.parse(localStorage.getItem(STORE)) || {}; } catch (e) { return {}; }
+  }
+  function kind() { return document.querySelector("input[name=kind]:checked").value; }
+
+  // -- players ----------------------------------------------------------------
+  var players = [
+    { name: "", board: "A" }, { name: "", board: "B" }
+  ];
+  function boardOptions(selected) {
+    var opts = Object.keys(PRINTED).map(function (k) {
+      return '<option value="' + k + '"' + (k === selected ? " selected" : "") + ">" + esc(PRINTED[k].name) + "</option>";
+    });
+    var mine = saved();
+    Object.keys(mine).forEach(function (n) {
+      var v = "custom:" + n;
+      opts.push('<option value="' + esc(v) + '"' + (v === selected ? " selected" : "") + ">" + esc(n) + " (saved)</option>");
+    });
+    return opts.join("");
+  }
+  function renderPlayers() {
+    var k = kind();
+    var bmu = k === "beam_me_up";
+    $("players").innerHTML = players.map(function (p, i) {
+      return "<li>" +
+        '<input type="text" maxlength="30" placeholder="Player ' + (i + 1) + '" value="' + esc(p.name) + '" data-i="' + i + '" aria-label="name of player ' + (i + 1) + '">' +
+        (bmu ? '<select data-board="' + i + '" aria-label="board of player ' + (i + 1) + '">' + boardOptions(p.board) + "</select>" : "") +
+        '<button type="button" class="secondary small" data-up="' + i + '" aria-label="move up"' + (i === 0 ? " disabled" : "") + ">↑</button>" +
+        '<button type="button" class="secondary small" data-down="' + i + '" aria-label="move down"' + (i === players.length - 1 ? " disabled" : "") + ">↓</button>" +
+        '<button type="button" class="secondary small" data-remove="' + i + '" aria-label="remove">✕</button>' +
+        "</li>";
+    }).join("");
+    $("add-player").disabled = players.length >= KINDS[k].max;
+    $("kind-hint").textContent = KINDS[k].hint;
+    $("os-settings").classList.toggle("hidden", k !== "outer_space");
+  }
+  $("players").addEventListener("input", function (ev) {
+    var i = ev.target.getAttribute("data-i");
+    if (i !== null) players[+i].name = ev.target.value;
+  });
+  $("players").addEventListener("change", function (ev) {
+    var i = ev.target.getAttribute("data-board");
+    if (i !== null) players[+i].board = ev.target.value;
+  });
+  $("players").addEventListener("click", function (ev) {
+    var b = ev.target.closest("button");
+    if (!b) return;
+    var i;
+    if ((i = b.getAttribute("data-up")) !== null && +i > 0) {
+      players.splice(+i - 1, 0, players.splice(+i, 1)[0]);
+    } else if ((i = b.getAttribute("data-down")) !== null && +i < players.length - 1) {
+      players.splice(+i + 1, 0, players.splice(+i, 1)[0]);
+    } else if ((i = b.getAttribute("data-remove")) !== null) {
+      players.splice(+i, 1);
+    }
+    renderPlayers();
+  });
+  $("add-player").addEventListener("click", function () {
+    var boards = Object.keys(PRINTED);
+    players.push({ name: "", board: boards[players.length % boards.length] });
+    renderPlayers();
+    var inputs = $("players").querySelectorAll("input[type=text]");
+    inputs[inputs.length - 1].focus();
+  });
+  document.querySelectorAll("input[name=kind]").forEach(function (r) {
+    r.addEventListener("change", function () {
+      var k = kind();
+      while (players.length < KINDS[k].min) players.push({ name: "", board: Object.keys(PRINTED)[players.length % 4] });
+      renderPlayers();
+    });
+  });
+
+  function settings() {
+    var k = kind();
+    var names = players.map(function (p, i) { return p.name.trim() || "Player " + (i + 1); });
+    if (k === "beam_me_up") {
+      var mine = saved();
+      return {
+        players: players.map(function (p, i) {
+          if (p.board.indexOf("custom:") === 0) {
+            var layout = mine[p.board.slice(7)];
+            if (layout) return { name: names[i], layout: layout };
+          }
+          return { name: names[i], board: p.board };
+        })
+      };
+    }
+    if (k === "outer_space") return { players: names, timer_seconds: parseFloat($("timer-seconds").value) };
+    return { players: names };
+  }
+
+  $("new-game").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var err = $("setup-error");
+    err.classList.add("hidden");
+    TP.post("/api/commands", { type: "new_game", kind: kind(), settings: settings() })
+      .then(function () { window.location.href = "/"; })
+      .catch(function (e) { err.textContent = e.message; err.classList.remove("hidden"); });
+  });
+
+  // -- layout editor ------------------------------------------------------------
+  var CYCLE = [null, "rocket", "pink", "blue"];
+  var KEYS = { rocket: "rockets", pink: "pink_stars", blue: "blue_stars" };
+  var grid = {};   // "column:row" -> "rocket" | "pink" | "blue"
+  var topRow = 7;
+
+  function load(layout) {
+    grid = {};
+    topRow = layout.top_row || 7;
+    Object.keys(KEYS).forEach(function (cls) {
+      (layout[KEYS[cls]] || []).forEach(function (sq) { grid[sq.column + ":" + sq.row] = cls; });
+    });
+    $("layout-space").value = layout.space_row || 6;
+    $("layout-space").max = topRow;
+    renderEditor();
+  }
+  function current() {
+    var out = { name: ($("layout-name").value || "My board").trim().slice(0, 40),
+      space_row: parseInt($("layout-space").value, 10) || 6, top_row: topRow,
+      rockets: [], pink_stars: [], blue_stars: [] };
+    COLUMNS.forEach(function (c) {
+      for (var r = 1; r <= topRow; r++) {
+        var cls = grid[c + ":" + r];
+        if (cls) out[KEYS[cls]].push({ column: c, row: r });
+      }
+    });
+    return out;
+  }
+  function renderEditor() {
+    var space = parseInt($("layout-space").value, 10) || 6;
+    var html = "";
+    for (var r = topRow; r >= 0; r--) {
+      COLUMNS.forEach(function (c) {
+        var cls = grid[c + ":" + r];
+        var icon = cls ? '<span class="mark ' + cls + '"><svg viewBox="0 0 100 100" aria-hidden="true"><use href="#i-' +
+          (cls === "rocket" ? "rocket" : "star") + '"/></svg></span>' : "";
+        html += '<button type="button" class="sq' + (r === 0 ? " r0" : r >= space ? " space" : "") +
+          '" data-sq="' + c + ":" + r + '"' + (r === 0 ? " disabled" : "") +
+          ' aria-label="column ' + c + ", row " + r + ": " + (cls ? cls : "empty") + '">' + icon + "</button>";
+      });
+    }
+    $("editor").innerHTML = html;
+  }
+  $("editor").addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-sq]");
+    if (!b) return;
+    var key = b.getAttribute("data-sq");
+    var next = CYCLE[(CYCLE.indexOf(grid[key] || null) + 1) % CYCLE.length];
+    if (next) grid[key] = next; else delete grid[key];
+    renderEditor();
+  });
+  $("layout-space").addEventListener("change", renderEditor);
+  $("layout-base").addEventListener("change", function () {
+    load(PRINTED[$("layout-base").value]);
+  });
+
+  function message(text, bad) {
+    var el = $("layout-msg");
+    el.textContent = text;
+    el.style.color = bad ? "var(--bad)" : "var(--good)";
+  }
+  function renderSaved() {
+    var names = Object.keys(saved());
+    $("saved-layouts").innerHTML = names.length
+      ? "Saved in this browser: " + names.map(function (n) {
+        return '<a href="#" data-edit="' + esc(n) + '">' + esc(n) + "</a>";
+      }).join(", ")
+      : "";
+  }
+  $("saved-layouts").addEventListener("click", function (ev) {
+    var a = ev.target.closest("[data-edit]");
+    if (!a) return;
+    ev.preventDefault();
+    var l = saved()[a.getAttribute("data-edit")];
+    if (l) { $("layout-name").value = l.name; load(l); }
+  });
+  $("layout-save").addEventListener("click", function () {
+    var l = current();
+    var all = saved();
+    all[l.name] = l;
+    localStorage.setItem(STORE, JSON.stringify(all));
+    message("Saved “" + l.name + "”: choose it as a player's board above.");
+    renderSaved();
+    renderPlayers();
+  });
+  $("layout-download").addEventListener("click", function () {
+    var l = current();
+    var blob = new Blob([JSON.stringify(l, null, 2) + "\n"], { type: "application/json" });
+    var a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = l.name.replace(/[^A-Za-z0-9_-]+/g, "-").toLowerCase() + ".json";
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  });
+  $("layout-upload").addEventListener("change", function (ev) {
+    var file = ev.target.files[0];
+    if (!file) return;
+    file.text().then(function (text) {
+      var l = JSON.parse(text);
+      if (!l || typeof l !== "object" || Array.isArray(l)) throw new Error("not a layout object");
+      ["rockets", "pink_stars", "blue_stars"].forEach(function (k) {
+        (l[k] || []).forEach(function (sq) {
+          if (COLUMNS.indexOf(String(sq.column)) < 0 || !(sq.row >= 1 && sq.row <= (l.top_row || 7))) {
+            throw new Error("a square at column " + sq.column + ", row " + sq.row + " is not on the board");
+          }
+        });
+      });
+      $("layout-name").value = l.name || file.name.replace(/\.json$/, "");
+      load(l);
+      message("Loaded " + file.name + ": check it, then save it.");
+    }).catch(function (e) { message("Could not read " + file.name + ": " + e.message, true); });
+    ev.target.value = "";
+  });
+
+  load(PRINTED[Object.keys(PRINTED)[0]]);
+  renderSaved();
+  renderPlayers();
+})();
