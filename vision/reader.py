@@ -18,6 +18,7 @@ across are read with one configuration.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -58,7 +59,9 @@ FACE_TOLERANCE = 45.0  # Lab distance allowed between the faces of linked pips
 SPAN_RADII = (4.5, 12.0)  # diagonal of a face's pip grid, in pip radii
 FIT_TOLERANCE = 0.22  # worst pairwise-distance error still accepted
 MIN_CONFIDENCE = 0.5
-ONE_CLEAR_RADII = 6.0  # no other pip this close to a lone "1" pip
+WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
+DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
+ONE_CLEAR_RADII = 4.0  # no other pip this close to a lone "1" pip
 ONE_INNER_RADII = (2.2, 2.8, 3.4)  # face ring around a "1", in pip radii
 ONE_OUTER_RADII = (8.0, 9.0)  # beyond the face of a "1"
 ONE_FACE_TOLERANCE = 18.0
@@ -285,7 +288,7 @@ def _lone_pip(lab: np.ndarray, pips: _Pips, k: int) -> Die | None:
     """A die showing 1, if pip k sits alone in the middle of a uniform face with edges."""
     x, y, r = float(pips.x[k]), float(pips.y[k]), float(pips.r[k])
     d2 = (pips.x - x) ** 2 + (pips.y - y) ** 2
-    if np.count_nonzero(d2 < (ONE_CLEAR_RADII * r) ** 2) > 1:
+    if np.count_nonzero((d2 < (ONE_CLEAR_RADII * r) ** 2) & (pips.r > 0.5 * r)) > 1:
         return None
     inner = np.stack([_ring(lab, x, y, r * f) for f in ONE_INNER_RADII])
     face = np.median(inner.reshape(-1, 3), axis=0)
@@ -302,6 +305,36 @@ def _lone_pip(lab: np.ndarray, pips: _Pips, k: int) -> Die | None:
     return Die(1, [x - half, y - half, x + half, y + half], conf, [(x, y)])
 
 
+def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, float] | None:
+    """The pips of a group that best fit a layout, dropping a few strays (side-face pips)."""
+    n = len(g)
+    best = None
+    best_score = 0.0
+    sizes = range(n, max(1, n - 3), -1) if n <= 9 else range(0)
+    for m in sizes:
+        if m > 6:
+            continue
+        for kept in itertools.combinations(g, m):
+            kept = list(kept)
+            pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
+            radius = float(np.median(pips.r[kept]))
+            value, conf, size = _fit(pts, radius)
+            if conf <= 0:
+                continue
+            dropped = [k for k in g if k not in kept]
+            if dropped:
+                # Strays are smaller (foreshortened side pips) or unlike the kept pips.
+                if m == 2 and float(np.max(pips.r[dropped])) > 0.8 * float(np.min(pips.r[kept])):
+                    continue
+                conf -= DROP_PENALTY * len(dropped)
+            if conf > best_score:
+                best_score = conf
+                best = (kept, value, conf, size)
+        if best is not None and best_score >= WHOLE_GROUP_CONFIDENCE:
+            break
+    return best
+
+
 def _read_level(img: np.ndarray) -> list[Die]:
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
@@ -313,11 +346,16 @@ def _read_level(img: np.ndarray) -> list[Die]:
             if one is not None:
                 dice.append(one)
             continue
-        pts = np.stack([pips.x[g], pips.y[g]], axis=1)
-        radius = float(np.median(pips.r[g]))
-        value, conf, size = _fit(pts, radius)
-        if value == 0 or size == 0:
+        best = _best_subset(pips, g)
+        if best is None:
+            # A lone pip linked to stray blobs (a side face, a speck) may still be a "1".
+            for k in g:
+                one = _lone_pip(lab, pips, k)
+                if one is not None:
+                    dice.append(one)
             continue
+        kept, value, conf, size = best
+        pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
         cx, cy = pts.mean(axis=0)
         half = size / 2
         dice.append(
