@@ -450,6 +450,7 @@ class Service:
         period = 1.0 / max(1.0, float(getattr(self.config.camera, "fps", 15) or 15))
         self._camera_state = "ok"
         lost = False
+        rolled = False
         while not self._stop.is_set():
             started = time.monotonic()
             try:
@@ -478,12 +479,16 @@ class Service:
                     log.exception("the dice reader failed on a frame")
                     event = None
                 if event is not None and event.kind == ROLLING:
+                    rolled = True
                     self.table.publish("rolling", {})
                 elif event is not None and event.kind == READING:
-                    self._on_reading(frame, event.dice, regions)
+                    # Only dice that were seen moving make a roll: what lies
+                    # in the tray at start-up is shown, not played.
+                    self._on_reading(frame, event.dice, regions, rolled)
+                    rolled = False
             self._stop.wait(max(0.0, period - (time.monotonic() - started)))
 
-    def _on_reading(self, frame: Any, dice: list[Any], regions: Any) -> None:
+    def _on_reading(self, frame: Any, dice: list[Any], regions: Any, rolled: bool = True) -> None:
         from tablepi.controllers.beam_me_up import reading_problem
 
         height, width = frame.shape[:2]
@@ -495,13 +500,15 @@ class Service:
             self._frame_dice = list(dice)
         self.last_reading = reading
         self.table.publish("reading", reading)
-        forced, self._force_next_reading = self._force_next_reading, False
+        forced = self._force_next_reading and rolled
+        if rolled:
+            self._force_next_reading = False
         kept_values = [d.value for d in kept] if kept else self._kept_values()
 
         def deliver() -> None:
             controller = self.controller
             if controller is not None and hasattr(controller, "on_reading"):
-                if controller.on_reading(readings, kept_values, forced=forced):
+                if controller.on_reading(readings, kept_values, forced=forced, play=rolled):
                     self._kept = []
 
         self._jobs.put(deliver)

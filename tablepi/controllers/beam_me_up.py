@@ -128,9 +128,14 @@ class BeamMeUpController:
         self.redraw()
 
     def on_reading(
-        self, dice: list[dict[str, Any]], kept: list[int] | None = None, forced: bool = False
+        self,
+        dice: list[dict[str, Any]],
+        kept: list[int] | None = None,
+        forced: bool = False,
+        play: bool = True,
     ) -> bool:
-        """A settled camera reading; True if it became a roll.
+        """A settled camera reading; True if it became a roll. With ``play``
+        False (dice not seen moving) it is only remembered, for B to take.
 
         A reading with the same dice as the roll already on the table is the
         player moving dice about (to the keep area, say), not a new roll,
@@ -140,6 +145,10 @@ class BeamMeUpController:
         if state is None or state.get("phase") != "rolling":
             return False
         problem = reading_problem(dice)
+        if not play:
+            if problem is None:
+                self.last_reading = [int(d["value"]) for d in dice]
+            return False
         if problem:
             self.note = problem
             self.display.error(problem)
