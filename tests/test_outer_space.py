@@ -221,6 +221,7 @@ def test_first_mission_phases() -> None:
     g = new_game("outer_space", {"players": NAMES})
     view = g.public_view()
     assert view["leader"] is None and view["phase"] == "Trek" and view["mission"] == 1
+    assert view["leader_choices"] == NAMES and view["partner_choices"] == []
     refused(g, {"type": "partner", "player": "Ben"}, "T4")
     refused(g, {"type": "next_phase"}, "T4")
     g.push({"type": "leader", "player": "ann"})  # names match regardless of case
@@ -255,7 +256,9 @@ def test_partner_not_from_previous_mission() -> None:
 
 def test_mission_members_cannot_lead_next() -> None:
     g = started()
+    assert g.public_view()["leader_choices"] == []
     to_bridge(g, "Ben")
+    assert g.public_view()["leader_choices"] == ["Cal", "Dee", "Eve", "Fay", "Gus", "Hal"]
     err = refused(g, {"type": "vote", "votes": {"Ann": 4, "Cal": 3}}, "T4")
     assert "cannot lead" in err.message
     refused(g, {"type": "vote", "votes": {"Ben": 4}}, "T4")

@@ -285,3 +285,12 @@ def test_real_coin_flips_reach_only_the_display(caplog: pytest.LogCaptureFixture
     assert json.dumps(table.game.to_dict()) == before
     assert table.submitted == [] and table.published == []
     assert "human" not in caplog.text.lower() and "alien" not in caplog.text.lower()
+
+
+def test_the_result_shows_on_the_countdown_and_buttons_buzz() -> None:
+    c, table, display, buzzer, clock = rig()
+    table.game.push({"type": "result", "winner": "humans"})
+    c.on_state(table.public_state())
+    assert display.calls[-1] == ("countdown", 60, "The humans won")
+    press(c, "A")  # the game is over: refused, shown, buzzed
+    assert buzzer.sounds == ["error"] and display.screen == "error"

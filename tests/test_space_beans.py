@@ -167,8 +167,10 @@ def test_ties_are_shared() -> None:
     g = two()
     play(g, [add(0, "Bohrion", [1])], [add(1, "Bluebeans", [1])])
     view = g.public_view()
-    assert view["leaders"] == [0, 1]
+    assert view["leaders"] == [0, 1] and view["leader"] is None
     assert [r["rank"] for r in view["standings"]] == [1, 1]
+    g.push(close(0))  # Bohrion {1}: a 1-point trophy
+    assert g.public_view()["leader"] == 0 and g.public_view()["leaders"] == [0]
 
 
 def test_shared_first_place_at_the_end() -> None:

@@ -156,6 +156,8 @@ class OuterSpaceController:
 
     def _label(self) -> str:
         state = self._state or {}
+        if state.get("winner"):
+            return f"The {state['winner']} won"
         timer = state.get("timer", {})
         if timer.get("state") == "paused":
             return "Paused"
@@ -191,3 +193,6 @@ class OuterSpaceController:
             self._play("warning")
         elif seconds < LAST_SECONDS:
             self._play("tick")
+
+
+Controller = OuterSpaceController

@@ -118,3 +118,6 @@ class SpaceBeansController:
         order = [row["player"] for row in self._state["standings"]]
         cursor = order.index(self._highlight) if self._highlight in order else None
         self.display.standings(self.rows(), cursor)
+
+
+Controller = SpaceBeansController

@@ -360,6 +360,7 @@ class OuterSpace:
             "partner": s["partner"],
             "previous": copy.deepcopy(s["previous"]),
             "partner_choices": self._partner_choices(s),
+            "leader_choices": self._leader_choices(s),
             "history": copy.deepcopy(s["history"]),
             "setup": self._setup.to_dict(),
             "checklist": self._setup.checklist(),
@@ -377,6 +378,13 @@ class OuterSpace:
         if s["previous"]:
             barred |= {s["previous"]["leader"], s["previous"]["partner"]}
         return [p for p in self._settings["players"] if p not in barred]
+
+    def _leader_choices(self, s: dict[str, Any]) -> list[str]:
+        if s["leader"] is None:
+            return self.players
+        if s["phase"] != "Bridge":
+            return []
+        return [p for p in self._settings["players"] if p not in (s["leader"], s["partner"])]
 
     def _player(self, name: Any) -> str:
         if not isinstance(name, str):

@@ -35,8 +35,9 @@ stamp them with ``"at"``, which is ignored)::
         # points ends the game and gets the 3-point bonus (S3); then every player with
         # a secret collection enters its contents:
     {"type": "final", "player": i, "bean": BEAN, "cards": [values]}
-        # the secret collection at the end of the game (as many cards as its size).
-        # Once all are in, every collection is closed out and scored and the game is over.
+        # the secret collection at the end of the game (as many cards as its size);
+        # players without one need no entry. Once all are in, every collection is
+        # closed out and scored and the game is over.
 
 Every entry is checked against the deck (S1): at most one card of each value
 1..3 and two of each value 4..9 per bean type among the cards in view
@@ -204,6 +205,7 @@ class SpaceBeans:
             "turn": s["turn"] + 1,
             "added_this_turn": s["added"],
             "leaders": [i for i in range(n) if totals[i] == best],
+            "leader": ranks.index(1) if ranks.count(1) == 1 else None,
             "standings": [{"rank": ranks[i], "player": i, "name": players[i]["name"], "total": totals[i]}
                           for i in standings],
             "end_triggered": s["ender"] is not None,
