@@ -1,0 +1,118 @@
+"""`tablepi games list|export|import`: the history of played games.
+
+An exported game is one JSON file: settings, every command (with its time
+stamp, source and manual flag) and the final state. Importing replays it
+first; a file that does not replay exactly is refused and nothing changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, help="where the games are kept (default from config)")
+    common.add_argument("--config", type=Path, help="a config file read after the system and user ones")
+    parser = sub.add_parser("games", help="list, export and import played games")
+    which = parser.add_subparsers(dest="games_command", required=True, metavar="ACTION")
+    p = which.add_parser("list", help="every game kept, newest last", parents=[common])
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=list_games)
+    p = which.add_parser("export", help="print (or write) one game as JSON", parents=[common])
+    p.add_argument("id", type=int, help="the game's number (see `tablepi games list`)")
+    p.add_argument("-o", "--output", type=Path, help="write to this file instead of printing")
+    p.set_defaults(func=export_game)
+    p = which.add_parser("import", help="add an exported game to the history", parents=[common])
+    p.add_argument("file", type=Path, help="a JSON file from `tablepi games export`")
+    p.set_defaults(func=import_game)
+
+
+def _store(args: argparse.Namespace):
+    from tablepi.store import Store
+
+    data_dir = args.data_dir
+    if data_dir is None:
+        from tablepi.config import load_config
+
+        data_dir = load_config(args.config).data_dir
+    store = Store(data_dir)
+    if store.problem:
+        print(store.problem, file=sys.stderr)
+    return store
+
+
+def _when(stamp: float | None) -> str:
+    return "-" if stamp is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def list_games(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        games = store.games()
+        current = store.current_game_id()
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([dict(g.to_dict(), current=g.id == current) for g in games], indent=2))
+        return 0
+    if not games:
+        print("no games yet")
+        return 0
+    print(f"{'id':>4}  {'game':<12} {'status':<10} {'commands':>8}  {'started':<16}  players")
+    for g in games:
+        players = g.settings.get("players", [])
+        names = ", ".join(p.get("name", "?") if isinstance(p, dict) else str(p) for p in players)
+        mark = " *" if g.id == current else ""
+        started = _when(g.created_at)
+        print(f"{g.id:>4}  {g.kind:<12} {g.status:<10} {g.commands:>8}  {started:<16}  {names}{mark}")
+    if current is not None:
+        print("* on the table now")
+    return 0
+
+
+def export_game(args: argparse.Namespace) -> int:
+    from tablepi.store import StoreError
+
+    store = _store(args)
+    try:
+        data = store.export_game(args.id)
+    except StoreError as exc:
+        print(f"cannot export game {args.id}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    text = json.dumps(data, indent=2) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"game {args.id} written to {args.output}")
+    return 0
+
+
+def import_game(args: argparse.Namespace) -> int:
+    from tablepi.store import StoreError
+
+    try:
+        data = json.loads(args.file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        print(f"cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        print(f"{args.file} is not a JSON file: {exc}", file=sys.stderr)
+        return 1
+    store = _store(args)
+    try:
+        game_id = store.import_game(data)
+    except StoreError as exc:
+        print(f"{args.file} was not imported: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    print(f"imported as game {game_id}")
+    return 0
