@@ -320,7 +320,8 @@ class SpaceBeans:
             if isinstance(k, bool) or not isinstance(k, int) or k < 1:
                 raise RuleError("count", "count must be a whole number of cards, 1 or more")
             if p["open"] is None:
-                raise RuleError("S2", "the first collection is the open one")
+                raise RuleError("S2", "start the open collection first: the secret collection is "
+                                      "always the second one")
             if p["secret"] + k > CARDS_PER_TYPE:
                 raise RuleError("S1", f"a collection holds one bean type: at most {CARDS_PER_TYPE} cards")
             p["secret"] += k
