@@ -12,7 +12,7 @@ the server notice a vanished client.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
@@ -42,7 +42,17 @@ def _last_event_id() -> int | None:
     return int(raw)
 
 
-def stream(table: Any, last_id: int | None, heartbeat: float, queue: int) -> Iterator[bytes]:
+def stream(
+    table: Any,
+    last_id: int | None,
+    heartbeat: float,
+    queue: int,
+    display: Callable[[], int | None] | None = None,
+) -> Iterator[bytes]:
+    """The stream's messages. ``display`` gives the OLED mirror's version
+    (see ``web.device``): "display" events carry that version instead of the
+    display's own redraw count, and are left out when the mirrored image has
+    not changed."""
     # Subscribe before reading history or state, so nothing published in
     # between is lost; duplicates are skipped by id below.
     sub = table.subscribe(maxsize=queue)
@@ -67,7 +77,13 @@ def stream(table: Any, last_id: int | None, heartbeat: float, queue: int) -> Ite
                 continue
             if event.id is not None and event.id <= sent:
                 continue
-            yield format_event(event.type, event.data, event.id)
+            data = event.data
+            if event.type == "display":
+                version = display() if display is not None else None
+                if version is None:
+                    continue
+                data = {"version": version}
+            yield format_event(event.type, data, event.id)
             if event.id is not None:
                 sent = event.id
     finally:
@@ -79,14 +95,32 @@ def _state_event(table: Any) -> bytes:
     return format_event("state", table.public_state())
 
 
+def _display_version(service: Any, oled: Any) -> Callable[[], int | None]:
+    display = getattr(service, "display", None)
+    last: list[int | None] = [None]
+
+    def version() -> int | None:
+        if display is None:
+            return None
+        current = oled.current(display)[1]
+        if current == last[0]:
+            return None
+        last[0] = current
+        return current
+
+    return version
+
+
 @bp.get("/api/events")
 def events():
     config = current_app.config
+    service = get_service()
     body = stream(
-        get_service().table,
+        service.table,
         _last_event_id(),
         float(config["SSE_HEARTBEAT"]),
         int(config["SSE_QUEUE"]),
+        _display_version(service, current_app.extensions["tablepi.oled"]),
     )
     return Response(
         body,
