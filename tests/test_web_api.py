@@ -206,6 +206,14 @@ def test_game_commands_are_checked_field_by_field(client, command, message):
     assert client.get("/api/state").json == before
 
 
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_commands_must_be_sent_as_json(client, content_type):
+    r = client.post(
+        "/api/commands", data='{"type": "end_game"}', content_type=content_type, headers=pin()
+    )
+    assert r.status_code == 400 and "application/json" in r.json["error"]
+
+
 def test_malformed_without_pin_is_refused_first(client):
     r = post(client, "not json", headers={})
     assert r.status_code == 403

@@ -31,6 +31,9 @@ def commands():
     refused = check_pin()
     if refused is not None:
         return refused
+    if not request.is_json:
+        # Also keeps out cross-site HTML forms, which cannot send this type.
+        return error_response(400, "send the command as JSON (Content-Type: application/json)")
     table = get_service().table
     try:
         command = parse(request.get_data(cache=False), getattr(table, "kind", None))

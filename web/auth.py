@@ -129,7 +129,7 @@ def login():
     retry = limiter.retry_after(_client())
     if retry > 0:
         return _too_many(retry)
-    body = request.get_json(silent=True)
+    body = request.get_json(silent=True)  # None unless sent as application/json
     if not isinstance(body, dict) or not isinstance(body.get("pin"), str):
         return error_response(400, 'send {"pin": "123456"} as JSON', rule="request")
     if not _pin_matches(body["pin"].strip()):
