@@ -6,7 +6,7 @@
   // A form's named fields fill in its base command: "votes.Ann" sets
   // command.votes.Ann; data-int fields are whole numbers; empty fields are left out.
   function formCommand(form) {
-    var cmd = JSON.parse(form.getAttribute("data-command"));
+    var cmd = JSON.parse(form.getAttribute("data-form-command"));
     var fields = form.querySelectorAll("[name]");
     for (var i = 0; i < fields.length; i++) {
       var el = fields[i];
