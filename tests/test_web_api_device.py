@@ -190,3 +190,35 @@ def test_real_hardware_needs_the_pin(tmp_path):
     finally:
         svc.display.close()
         svc.store.close()
+
+
+# -- with the real service in simulation -------------------------------------
+
+
+@pytest.fixture
+def real_service(tmp_path):
+    from tablepi.config import from_dict
+    from tablepi.service import Service
+
+    svc = Service(from_dict({}), tmp_path, simulate=True, camera=False)
+    svc.start("http://127.0.0.1:8080/")
+    yield svc
+    svc.close()
+
+
+def test_real_service_buttons_and_dice(real_service):
+    client = web.create_app(real_service).test_client()
+    info = client.get("/api/device").json
+    assert info["simulated"] is True and info["buttons"] == ["A", "B", "C"]
+    r = client.post("/api/device/press", json={"button": "A"})
+    assert r.status_code == 200
+    # Kept dice need a Beam Me Up roll; the service says so, and nothing changes.
+    r = client.post("/api/device/keep", json={"dice": [0]})
+    assert r.status_code == 409 and "Beam Me Up" in r.json["error"]
+    # Without the synthetic camera there is nothing to roll.
+    r = client.post("/api/device/roll")
+    assert r.status_code == 409 and "camera" in r.json["error"]
+    png = client.get("/api/device/oled.png")
+    assert png.status_code == 200 and png.data.startswith(b"\x89PNG")
+    health = client.get("/healthz")
+    assert health.status_code == 200 and health.json["simulated"] is True
