@@ -144,6 +144,7 @@ class Service:
         self._camera_state = "off" if not camera else "starting"
         self._camera_wanted = camera
         self._camera: Any = None
+        self._camera_changed = False
         self._heartbeat = time.monotonic()
         self.controller: Any = None
         self._controller_kind: str | None = None
@@ -289,8 +290,11 @@ class Service:
             self.display.message([kind.replace("_", " ").title(), "is on the web page", f"PIN {self.pin}"])
             return
         kwargs: dict[str, Any] = {}
-        if "roll" in inspect.signature(cls).parameters and self._synthetic_camera() is not None:
+        parameters = inspect.signature(cls).parameters
+        if "roll" in parameters and self._synthetic_camera() is not None:
             kwargs["roll"] = self.roll
+        if "coin_seconds" in parameters:
+            kwargs["coin_seconds"] = self.config.outer_space.coin_seconds
         try:
             self.controller = cls(self.table, self.display, self.buzzer, self.clock, **kwargs)
         except Exception as exc:
@@ -371,7 +375,7 @@ class Service:
         while camera is not None and seen < 4:
             if callable(getattr(camera, "roll", None)):
                 return camera
-            camera = getattr(camera, "camera", None) or getattr(camera, "inner", None)
+            camera = getattr(camera, "source", None)
             seen += 1
         if camera is None and self.simulated and self._camera_wanted and self._camera is None:
             return True  # the synthetic camera is still starting
@@ -422,11 +426,19 @@ class Service:
         camera = self._devices.get("camera")
         if camera is not None:
             return camera
-        try:
-            from hardware.cameras import open_camera
-        except ImportError as exc:
-            raise RuntimeError(f"no camera support: {exc}") from exc
-        return open_camera(self.config.camera, simulate=self.simulated)
+        from hardware.cameras import open_camera
+
+        return open_camera(self.config.camera, simulate=self.simulated, on_event=self._camera_event)
+
+    def _camera_event(self, kind: str, message: str) -> None:
+        """The camera was lost or came back (reported once per change)."""
+        self._camera_state = "lost" if kind == "lost" else "ok"
+        self._camera_changed = True
+        if kind == "lost":
+            log.warning("camera lost: %s", message)
+        else:
+            log.info("camera back: %s", message)
+        self.table.publish("camera", {"state": "lost" if kind == "lost" else "restored", "message": message})
 
     def _camera_loop(self) -> None:
         try:
@@ -448,8 +460,8 @@ class Service:
             self._report(f"the dice reader could not start: {exc}")
             return
         period = 1.0 / max(1.0, float(getattr(self.config.camera, "fps", 15) or 15))
-        self._camera_state = "ok"
-        lost = False
+        if self._camera_state == "starting":
+            self._camera_state = "ok"
         rolled = False
         while not self._stop.is_set():
             started = time.monotonic()
@@ -458,18 +470,14 @@ class Service:
             except Exception as exc:
                 frame = None
                 log.debug("camera read failed: %s", exc)
-            if frame is None:
-                if not lost:
-                    lost = True
-                    self._camera_state = "lost"
-                    self.table.publish("camera", {"state": "lost"})
+            if self._camera_changed:
+                # Frames from before a loss say nothing about the dice now.
+                self._camera_changed = False
                 settler.reset()
-                self._stop.wait(CAMERA_RETRY_SECONDS)
+                rolled = False
+            if frame is None:
+                self._stop.wait(period)
                 continue
-            if lost:
-                lost = False
-                self._camera_state = "ok"
-                self.table.publish("camera", {"state": "restored"})
             with self._frame_lock:
                 self._frame = frame
             if self._controller_kind == "beam_me_up":
@@ -486,6 +494,8 @@ class Service:
                     # in the tray at start-up is shown, not played.
                     self._on_reading(frame, event.dice, regions, rolled)
                     rolled = False
+            else:
+                settler.reset()
             self._stop.wait(max(0.0, period - (time.monotonic() - started)))
 
     def _on_reading(self, frame: Any, dice: list[Any], regions: Any, rolled: bool = True) -> None:
