@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from tablepi.games.beam_me_up.board import Layout, default_layouts, layout_from_dict
-from tablepi.games.beam_me_up.options import COLUMNS, Option, check_dice, options
+from tablepi.games.beam_me_up.options import COLUMNS, TABLE, Option, check_dice
 from tablepi.games.errors import RuleError
 
 PHASES = ("advantage", "rolling", "moving", "bonus", "over")
@@ -202,7 +202,7 @@ class BeamMeUp:
         if self._bonus and kind != "bonus":
             raise RuleError("B8", "a rocket's bonus square is owed: place it first")
         effects: list[str] = []
-        stored = getattr(self, "_do_" + kind)(command, effects)
+        stored = _HANDLERS[kind](self, command, effects)
         self._commands.append(stored)
         self._effects = effects
 
@@ -338,7 +338,7 @@ class BeamMeUp:
         if self._phase != "rolling":
             raise RuleError("phase", "an option is chosen: move its parts or end the turn")
         dice = command.get("dice")
-        check_dice(dice)
+        key = check_dice(dice)
         if self._roll_no >= MAX_ROLLS:
             raise RuleError("B11", "a turn has at most three rolls: choose an option or end the turn")
         stored: dict[str, Any] = {"type": "roll", "dice": list(dice)}
@@ -358,7 +358,7 @@ class BeamMeUp:
             self._kept = []
         self._roll_no += 1
         self._dice = list(dice)
-        self._options = options(dice)
+        self._options = list(TABLE[key])
         name = self._names[self._active]
         shown = " ".join(map(str, dice))
         if self._options:
@@ -383,9 +383,11 @@ class BeamMeUp:
         self._chosen = index
         option = self._options[index]
         self._parts_left = list(range(len(option.parts)))
-        rows = self._rows[seat]
-        blue = self._blue[seat]
-        self._wildcard = any((c, r) in blue for c, r in enumerate(rows))
+        self._wildcard = False
+        for square in self._blue[seat]:
+            if self._rows[seat][square[0]] == square[1]:
+                self._wildcard = True
+                break
         self._phase = "moving"
         effects.append(f"{self._names[seat]} plays {option.text}")
         if self._wildcard:
@@ -570,3 +572,6 @@ class BeamMeUp:
             "finished": self.finished,
             "last_effects": list(self._effects),
         }
+
+
+_HANDLERS = {kind: getattr(BeamMeUp, "_do_" + kind) for kind in _FIELDS}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tablepi.games.errors import RuleError
 
@@ -33,11 +33,12 @@ class Option:
 
     name: str
     parts: tuple[tuple[str, int], ...]
+    # The option in plain words, e.g. "triplet of 2s: +2 in column 2".
+    text: str = field(default="", compare=False, repr=False)
 
-    @property
-    def text(self) -> str:
-        """The option in plain words, e.g. "triplet of 2s: +2 in column 2"."""
-        return describe(self)
+    def __post_init__(self) -> None:
+        if not self.text:
+            object.__setattr__(self, "text", describe(self))
 
     def to_dict(self) -> dict:
         return {
@@ -107,22 +108,27 @@ def _longest_run(values: Sequence[int]) -> int:
     return best
 
 
+_INT_ONLY = {int}
 SORTED_ROLLS: tuple[tuple[int, ...], ...] = tuple(itertools.combinations_with_replacement(range(1, 7), 5))
 TABLE: dict[tuple[int, ...], tuple[Option, ...]] = {roll: _read(roll) for roll in SORTED_ROLLS}
 
 
 def check_dice(dice: object) -> tuple[int, ...]:
     """The dice as a sorted tuple, or RuleError naming what is wrong."""
-    if not isinstance(dice, list | tuple):
+    if not isinstance(dice, (list, tuple)):  # noqa: UP038 - the tuple form is faster on this hot path
         raise RuleError("dice-count", "dice must be a list of five values")
     if len(dice) != 5:
         raise RuleError("dice-count", f"a roll has five dice, not {len(dice)}")
+    # The type check keeps True and 1.0, which hash like 1, from passing as dice.
+    key = tuple(sorted(dice)) if {*map(type, dice)} == _INT_ONLY else None
+    if key in TABLE:
+        return key
     for value in dice:
         if type(value) is not int:
             raise RuleError("dice-value", f"a die shows a whole number 1..6, not {value!r}")
         if not 1 <= value <= 6:
             raise RuleError("dice-value", f"a die shows 1..6, not {value}")
-    return tuple(sorted(dice))
+    raise AssertionError("unreachable: every valid roll is in TABLE")  # pragma: no cover
 
 
 def options(dice: Iterable[int]) -> list[Option]:

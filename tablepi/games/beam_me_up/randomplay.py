@@ -18,32 +18,34 @@ _FACES = (1, 2, 3, 4, 5, 6)
 
 def random_command(game: BeamMeUp, rng: random.Random) -> dict:
     """One legal command for the game's current position, chosen at random."""
-    phase = game.phase
-    if phase == "advantage":
-        return {"type": "advantage", "columns": rng.sample(COLUMNS, game.advantage_due)}
+    # Reads the game's fields directly: this runs millions of times in the tests.
+    phase = game._phase
     if phase == "rolling":
-        roll_no = game.roll_number
+        roll_no = game._roll_no
         if roll_no == 0:
             return {"type": "roll", "dice": rng.choices(_FACES, k=5)}
-        if game.options and (roll_no == MAX_ROLLS or rng.random() < 0.6):
-            return {"type": "choose", "option": rng.randrange(len(game.options))}
+        found = len(game._options)
+        if found and (roll_no == MAX_ROLLS or rng.random() < 0.8):
+            return {"type": "choose", "option": rng.randrange(found) if found > 1 else 0}
         if roll_no < MAX_ROLLS:
-            kept = [d for d in game.dice if rng.random() < 0.5]
-            dice = kept + rng.choices(_FACES, k=5 - len(kept))
-            rng.shuffle(dice)
-            return {"type": "roll", "dice": dice, "kept": kept}
+            kept = [d for d in game._dice if rng.random() < 0.5]
+            return {"type": "roll", "dice": rng.choices(_FACES, k=5 - len(kept)) + kept, "kept": kept}
         return {"type": "end_turn"}
     if phase == "moving":
         if rng.random() < 0.03:
             return {"type": "end_turn"}
-        part = rng.choice(game.parts_left)
-        if game.wildcard and rng.random() < 0.5:
+        parts = game._parts_left
+        part = parts[0] if len(parts) == 1 else rng.choice(parts)
+        if game._wildcard and rng.random() < 0.5:
             return {"type": "move", "part": part, "column": rng.choice(COLUMNS)}
         return {"type": "move", "part": part}
     if phase == "bonus":
         seat = game.active
         top = game.layout(seat).top_row
-        return {"type": "bonus", "column": rng.choice([c for c in COLUMNS if game.row(seat, c) < top])}
+        free = [c for c, r in zip(COLUMNS, game._rows[seat], strict=True) if r < top]
+        return {"type": "bonus", "column": rng.choice(free)}
+    if phase == "advantage":
+        return {"type": "advantage", "columns": rng.sample(COLUMNS, game.advantage_due)}
     raise ValueError(f"no command in phase {phase!r}")
 
 
@@ -56,3 +58,27 @@ def random_game(rng: random.Random, players: int = 2, boards: str = "ABCD") -> B
             return game
         game.push(random_command(game, rng))
     raise RuntimeError(f"random game still running after {MAX_COMMANDS} commands")
+
+
+def play_many(seed: int, games: int) -> list[dict]:
+    """Play ``games`` random games (2, 3, 4 players in turn, boards rotating)
+    and sum each up: player count, winner, the winner's counters and board."""
+    rng = random.Random(seed)
+    results = []
+    for i in range(games):
+        players = 2 + i % 3
+        boards = "ABCD"[i % 4 :] + "ABCD"[: i % 4]
+        game = random_game(rng, players, boards)
+        winner = game.winner
+        results.append(
+            {
+                "players": players,
+                "winner": winner,
+                "active": game.active,
+                "last": game._commands[-1]["type"],
+                "counters": game.counters(winner),
+                "space_row": game.layout(winner).space_row,
+                "commands": len(game._commands),
+            }
+        )
+    return results
