@@ -56,8 +56,13 @@ PIP_MAX_AREA = 260
 LINK_RADII = 10.0  # farthest link between pips of one face, in pip radii
 LINE_TOLERANCE = 30.0  # Lab distance allowed along the face between two pips
 FACE_TOLERANCE = 45.0  # Lab distance allowed between the faces of linked pips
-SPAN_RADII = (4.5, 12.0)  # diagonal of a face's pip grid, in pip radii
-FIT_TOLERANCE = 0.22  # worst pairwise-distance error still accepted
+SPAN_RADII = (4.3, 9.0)  # diagonal of a face's pip grid, in pip radii
+# Worst pairwise-distance error of a layout fit that would give confidence 0;
+# half of it gives 0.5. Threes are strict: stray blobs often fall in a line.
+FIT_ERROR_SCALE = {2: 0.4, 3: 0.26, 4: 0.44, 5: 0.3, 6: 0.44}
+EDGE_RING = 1.0  # radius of the ring outside a face, in die widths
+EDGE_STEP = 25  # Lab distance from the face that marks the ring as off the die
+EDGE_MIN = 0.0  # share of the ring that must be off the die
 MIN_CONFIDENCE = 0.5
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
 DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
@@ -79,6 +84,7 @@ class Die:
     box: list[float]
     confidence: float
     pips: list[tuple[float, float]] = field(default_factory=list, repr=False)
+    pip_radius: float = field(default=0.0, repr=False)
 
     @property
     def center(self) -> tuple[float, float]:
@@ -179,7 +185,7 @@ def _candidates(grey: np.ndarray, lab: np.ndarray) -> _Pips:
     p = p.astype(int)
     # Face colour: median of a ring just outside the pip.
     ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
-    rr = r[:, None] * 2.0 + 1.0
+    rr = r[:, None] * 1.5 + 1.0
     sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
     sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
     face = np.median(lab[sy, sx].astype(np.float32), axis=1)
@@ -264,12 +270,12 @@ def _fit(points: np.ndarray, radius: float) -> tuple[int, float, float]:
     if not lo <= ratio <= hi:
         return n, 0.0, 0.0
     if n == 2:
-        err = 0.12  # two pips carry no shape to check; keep them below a clean fit
+        err = 0.1  # two pips carry no shape to check; the face test below decides
     else:
         err = float(np.abs(_signature(points) - _SIGNATURES[n]).max())
-    conf = max(0.0, 1.0 - err / (2 * FIT_TOLERANCE))
-    # The pip grid's diagonal spans about 70% of the face's diagonal.
-    size = span / math.sqrt(2) / 0.55
+    conf = max(0.0, 1.0 - err / FIT_ERROR_SCALE[n])
+    # The pip grid's diagonal is about 40% of the die's width as photographed.
+    size = span / 0.41
     return n, conf, size
 
 
@@ -302,7 +308,7 @@ def _lone_pip(lab: np.ndarray, pips: _Pips, k: int) -> Die | None:
         return None
     conf = min(1.0, 0.5 + 0.5 * (uniform - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9) * edged)
     half = r * ONE_SIZE_RADII / 2
-    return Die(1, [x - half, y - half, x + half, y + half], conf, [(x, y)])
+    return Die(1, [x - half, y - half, x + half, y + half], conf, [(x, y)], r)
 
 
 def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, float] | None:
@@ -357,10 +363,15 @@ def _read_level(img: np.ndarray) -> list[Die]:
         kept, value, conf, size = best
         pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
         cx, cy = pts.mean(axis=0)
+        face = np.median(pips.face[kept], axis=0)
+        outer = _ring(lab, float(cx), float(cy), size * EDGE_RING * 0.75)
+        edged = float(np.mean(np.sqrt(((outer - face) ** 2).sum(-1)) > EDGE_STEP))
+        if edged < EDGE_MIN:
+            continue
         half = size / 2
-        dice.append(
-            Die(value, [cx - half, cy - half, cx + half, cy + half], conf, [tuple(p) for p in pts.tolist()])
-        )
+        box = [cx - half, cy - half, cx + half, cy + half]
+        radius = float(np.median(pips.r[kept]))
+        dice.append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius))
     return dice
 
 
