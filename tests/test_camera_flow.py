@@ -1,0 +1,178 @@
+"""Beam Me Up from the camera: synthetic dice are rendered, the settle
+detector and the dice reader read them, the controller turns each reading
+into a roll and the buttons pick options and parts on the OLED."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import pytest
+
+from hardware.cameras import SyntheticCamera
+from hardware.display import TableDisplay
+from tablepi.config import Config
+from tablepi.controllers.beam_me_up import BeamMeUpController, reading_problem
+from tablepi.games.beam_me_up.game import BeamMeUp
+from tablepi.games.beam_me_up.options import options
+from tablepi.service import Service
+from tablepi.store import Store
+from tablepi.table import Table
+from vision.settle import READING, ROLLING, Settler
+
+SETTINGS = {"players": [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "B"}]}
+
+
+def _settle(camera: SyntheticCamera, settler: Settler, t: float) -> tuple[float, list]:
+    """Feed frames until the settler reads the dice; returns (time, dice)."""
+    saw_motion = False
+    for _ in range(40):
+        t += 1 / 15
+        event = settler.feed(camera.read(), t)
+        if event is not None and event.kind == ROLLING:
+            saw_motion = True
+        if event is not None and event.kind == READING:
+            assert saw_motion
+            return t, event.dice
+    raise AssertionError("the dice never settled")
+
+
+def _in_camera_order(camera: SyntheticCamera, dice: list) -> list[int]:
+    """The values read, matched to the camera's dice by position."""
+    values = []
+    for truth in camera.dice:
+        cx, cy = truth.center
+        nearest = min(dice, key=lambda d: math.dist(d.center, (cx, cy)))
+        assert math.dist(nearest.center, (cx, cy)) < truth.size / 2
+        values.append(nearest.value)
+    return values
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_seeded_rolls_give_the_expected_options_and_board(tmp_path: Path, seed: int) -> None:
+    table = Table(Store(tmp_path))
+    display = TableDisplay()
+    controller = BeamMeUpController(table, display, None, time.monotonic)
+    table.start_game("beam_me_up", SETTINGS, source="web")
+    controller.on_state(table.submit({"type": "advantage", "columns": ["6"]}, "web"))
+    shadow = BeamMeUp.from_settings(SETTINGS)
+    shadow.push({"type": "advantage", "columns": ["6"]})
+
+    camera = SyntheticCamera(seed=seed, dice=5)
+    settler = Settler(still_seconds=0.3)
+    t, _ = 0.0, settler.feed(camera.read(), 0.0)
+    turns = 0
+    while turns < 4:
+        keep: list[int] = []
+        for roll_no in range(1, 4):
+            camera.roll(keep=keep)
+            t, dice = _settle(camera, settler, t)
+            readings = [d.to_dict() for d in dice]
+            assert reading_problem(readings) is None
+            assert _in_camera_order(camera, dice) == camera.values
+            kept_values = [camera.values[i] for i in keep]
+            assert controller.on_reading(readings, kept_values, forced=True)
+            roll = {"type": "roll", "dice": [d["value"] for d in readings]}
+            if kept_values:
+                roll["kept"] = kept_values
+            shadow.push(roll)
+            state = table.public_state()
+            controller.on_state(state)
+            view = state["game"]["state"]
+            assert view["roll"] == roll_no
+            assert sorted(view["dice"]) == sorted(camera.values)
+            assert [o["text"] for o in view["options"]] == [o.text for o in options(camera.values)]
+            if view["options"] and roll_no >= 2:
+                break
+            # Keep the dice of the most common value and throw the rest.
+            common = max(set(camera.values), key=camera.values.count)
+            keep = [i for i, v in enumerate(camera.values) if v == common]
+        # The options on the OLED: A opens them after a roll before the last.
+        if view["roll"] < 3:
+            controller.on_button("confirm")
+        assert display.screen == "options"
+        for _ in range(len(view["options"]) - 1):
+            controller.on_button("cycle")  # the last option
+        controller.on_button("confirm")
+        controller.on_state(table.public_state())
+        if view["options"]:
+            shadow.push({"type": "choose", "option": len(view["options"]) - 1})
+            while shadow.phase in ("moving", "bonus"):
+                # The part (or bonus column) under the cursor: the first one.
+                if shadow.phase == "moving":
+                    if shadow.wildcard:
+                        controller.on_button("confirm")  # pick the part; its own column comes first
+                    shadow.push({"type": "move", "part": shadow.parts_left[0]})
+                else:
+                    shadow.push({"type": "bonus", "column": "1"})
+                controller.on_button("confirm")
+                controller.on_state(table.public_state())
+        else:
+            shadow.push({"type": "end_turn"})
+        assert table.public_state()["game"]["state"] == shadow.public_view()
+        turns += 1
+    logged = table.store.commands(table.game_id)
+    assert {c.source for c in logged if c.command["type"] == "roll"} == {"camera"}
+
+
+def test_bad_reading_asks_for_a_reroll_and_manual_roll_is_recorded(tmp_path: Path) -> None:
+    table = Table(Store(tmp_path))
+    display = TableDisplay()
+    controller = BeamMeUpController(table, display, None, time.monotonic)
+    table.start_game("beam_me_up", SETTINGS, source="web")
+    controller.on_state(table.submit({"type": "advantage", "columns": ["6"]}, "web"))
+    four = [{"value": v, "box": [0, 0, 1, 1], "confidence": 0.9} for v in (1, 2, 3, 4)]
+    assert controller.on_reading(four) is False
+    assert display.screen == "error"
+    assert "Read 4 dice" in controller.note
+    unsure = four + [{"value": 6, "box": [0, 0, 1, 1], "confidence": 0.2}]
+    assert controller.on_reading(unsure) is False
+    assert "Die 5 unclear" in controller.note
+    assert table.seq == 1  # nothing was played
+    # The correction from a phone: a roll entered by hand.
+    state = table.submit({"type": "roll", "dice": [1, 2, 3, 4, 6], "manual": True}, "web")
+    assert state["game"]["last"] == {**state["game"]["last"], "type": "roll", "source": "web", "manual": True}
+    assert table.store.commands(table.game_id)[-1].manual is True
+
+
+def test_service_rolls_the_synthetic_camera_and_plays_the_reading(tmp_path: Path) -> None:
+    config = Config(data_dir=tmp_path)
+    config.beam_me_up.still_seconds = 0.2
+    service = Service(config, tmp_path, simulate=True)
+    service.start("http://test/")
+    try:
+        service.table.start_game("beam_me_up", SETTINGS)
+        service.table.submit({"type": "advantage", "columns": ["2"]}, "web")
+        camera = None
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                service.roll()
+                camera = service._synthetic_camera()
+                break
+            except RuntimeError:
+                time.sleep(0.1)
+        assert camera is not None and camera is not True
+        while time.monotonic() < deadline and service.table.seq < 2:
+            time.sleep(0.05)
+        state = service.table.public_state()
+        assert state["seq"] == 2
+        assert state["game"]["last"]["source"] == "camera"
+        assert sorted(state["game"]["state"]["dice"]) == sorted(camera.values)
+        assert service.last_reading["problem"] is None
+        jpeg = service.camera_jpeg()
+        assert jpeg is not None and jpeg[:2] == b"\xff\xd8"
+        # Keep two dice from the web; the re-roll keeps them and the rules see them kept.
+        service.set_kept([0, 1])
+        kept = state["game"]["state"]["dice"][:2]
+        service.roll()
+        while time.monotonic() < deadline and service.table.seq < 3:
+            time.sleep(0.05)
+        view = service.table.public_state()["game"]["state"]
+        assert view["roll"] == 2 and view["kept"] == kept
+        assert sorted(view["dice"]) == sorted(camera.values)
+        with pytest.raises(ValueError):
+            service.set_kept([7])
+    finally:
+        service.close()
