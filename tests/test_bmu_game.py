@@ -106,6 +106,12 @@ def test_B5_a_part_may_be_left_unused():
     assert "leaves 1 part unused (B5)" in effects_text(game)
 
 
+def test_move_with_column_null_uses_the_parts_own_column():
+    game = make()
+    play(game, roll(2, 2, 2, 4, 6), CHOOSE, {"type": "move", "part": 0, "column": None})
+    assert game.row(0, "2") == 2 and game.to_dict()["commands"][-1] == {"type": "move", "part": 0}
+
+
 def test_B5_parts_in_any_order_and_each_once():
     game = make()
     play(game, roll(1, 2, 3, 4, 4), CHOOSE, move(1))

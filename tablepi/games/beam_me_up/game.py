@@ -117,6 +117,7 @@ class BeamMeUp:
     ``from_dict``; change only through ``push`` and ``pop``."""
 
     kind = "beam_me_up"
+    takes_at = False  # the rules never read the clock
 
     def __init__(self, settings: dict[str, Any]) -> None:
         seats = _check_settings(settings)
@@ -406,13 +407,15 @@ class BeamMeUp:
                 raise RuleError("B5", f"part {part} of this option is already used")
             raise RuleError("B5", f"this option has {_plural(len(option.parts), 'part')}; no part {part}")
         own, squares = option.parts[part]
-        column = _column(command) if "column" in command else own
+        # "column": null is the part's own column, as when it is left out.
+        given = command.get("column") is not None
+        column = _column(command) if given else own
         if column != own and not self._wildcard:
             raise RuleError(
                 "B9", f"this part moves {_where(own)}; another column needs a counter on a blue star"
             )
         stored = {"type": "move", "part": part}
-        if "column" in command:
+        if given:
             stored["column"] = column
 
         seat = self._active
