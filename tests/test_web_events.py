@@ -189,6 +189,31 @@ def test_overflowing_viewer_gets_a_fresh_state_instead(service):
     stream.close()
 
 
+def test_viewers_beyond_the_limit_are_asked_to_come_back(service):
+    app = web.create_app(service, {"SSE_HEARTBEAT": 5, "SSE_MAX_STREAMS": 2})
+    client = app.test_client()
+    first, second = Stream(client), Stream(client)
+    first.next(), second.next()
+    busy = client.get("/api/events")  # buffered: this answer ends by itself
+    messages = parse_sse(busy.data)
+    assert messages[0] == {"retry": "15000"}
+    assert messages[1]["event"] == "state"
+    assert messages[2]["event"] == "error" and "too many live viewers" in messages[2]["data"]
+    first.close()
+    third = Stream(client)
+    assert third.next() == {"retry": "2000"}
+    second.close(), third.close()
+    assert app.extensions["tablepi.streams"].open == 0
+
+
+def test_server_keeps_threads_free_for_commands(service):
+    app = web.create_app(service)
+    make_server(app, "127.0.0.1", 0, threads=64).close()
+    assert app.config["SSE_MAX_STREAMS"] == 56
+    make_server(app, "127.0.0.1", 0, threads=8).close()
+    assert app.config["SSE_MAX_STREAMS"] == 4
+
+
 # -- through the real server -------------------------------------------------
 
 

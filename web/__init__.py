@@ -19,6 +19,7 @@ MAX_REQUEST_BYTES = 64 * 1024
 DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT": 15.0,  # seconds between comment lines on an idle event stream
     "SSE_QUEUE": 1000,  # events a slow viewer may fall behind before it gets "missed"
+    "SSE_MAX_STREAMS": 56,  # open event streams at once (web.server sizes this to its threads)
     "PIN_ATTEMPTS": 5,  # wrong PINs allowed per client ...
     "PIN_WINDOW": 60.0,  # ... in this many seconds
     "MAX_CONTENT_LENGTH": MAX_REQUEST_BYTES,
@@ -51,6 +52,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
         app.config["PIN_ATTEMPTS"], app.config["PIN_WINDOW"]
     )
     app.extensions["tablepi.oled"] = device.OledCache()
+    app.extensions["tablepi.streams"] = events.StreamCount()
 
     app.register_blueprint(api.bp)
     app.register_blueprint(auth.bp)

@@ -33,6 +33,12 @@ def register(app: Flask) -> None:
     def unexpected(exc: Exception):
         # The details go to the log for the maintainer; the client learns only that it failed.
         log.exception("unexpected error in %s %s", request.method, request.path)
+        if not _wants_json():
+            return Response(
+                "Something went wrong on the table; it keeps running. Reload the page.",
+                status=500,
+                mimetype="text/plain",
+            )
         return error_response(500, "internal error; the table keeps running", rule="internal")
 
 

@@ -12,6 +12,7 @@ the server notice a vanished client.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +21,8 @@ from flask import Blueprint, Response, current_app, request
 from web import get_service
 
 bp = Blueprint("events", __name__)
+
+BUSY_RETRY_MS = 15_000
 
 
 def format_event(type_: str, data: Any, event_id: int | None = None) -> bytes:
@@ -111,17 +114,58 @@ def _display_version(service: Any, oled: Any) -> Callable[[], int | None]:
     return version
 
 
+class StreamCount:
+    """Open streams, so that viewers never take every server thread: each
+    stream holds one for as long as it is open, and commands need one too."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.open = 0
+
+    def enter(self, limit: int) -> bool:
+        with self._lock:
+            if self.open >= limit:
+                return False
+            self.open += 1
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self.open -= 1
+
+
+def _counted(body: Iterator[bytes], count: StreamCount) -> Iterator[bytes]:
+    try:
+        yield from body
+    finally:
+        count.leave()
+
+
+def _busy(table: Any) -> Iterator[bytes]:
+    # A short answer the browser retries by itself later, with the state meanwhile.
+    yield f"retry: {BUSY_RETRY_MS}\n\n".encode()
+    yield _state_event(table)
+    yield format_event("error", {"message": "the table has too many live viewers; retrying shortly"})
+
+
 @bp.get("/api/events")
 def events():
     config = current_app.config
     service = get_service()
-    body = stream(
-        service.table,
-        _last_event_id(),
-        float(config["SSE_HEARTBEAT"]),
-        int(config["SSE_QUEUE"]),
-        _display_version(service, current_app.extensions["tablepi.oled"]),
-    )
+    count: StreamCount = current_app.extensions["tablepi.streams"]
+    if not count.enter(int(config["SSE_MAX_STREAMS"])):
+        body = _busy(service.table)
+    else:
+        body = _counted(
+            stream(
+                service.table,
+                _last_event_id(),
+                float(config["SSE_HEARTBEAT"]),
+                int(config["SSE_QUEUE"]),
+                _display_version(service, current_app.extensions["tablepi.oled"]),
+            ),
+            count,
+        )
     return Response(
         body,
         mimetype="text/event-stream",

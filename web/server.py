@@ -24,11 +24,17 @@ def make_server(app: Any, host: str = "0.0.0.0", port: int = 8080, threads: int 
     to stop. ``port=0`` picks a free port (see ``.effective_port``)."""
     from waitress.server import create_server
 
+    threads = threads or DEFAULT_VIEWERS + SPARE_THREADS
+    config = getattr(app, "config", None)
+    if config is not None:
+        # Streams beyond this get a "come back later" answer instead of a
+        # thread, so a command always finds a free one.
+        config["SSE_MAX_STREAMS"] = max(1, threads - min(SPARE_THREADS, threads // 2))
     return create_server(
         app,
         host=host,
         port=port,
-        threads=threads or DEFAULT_VIEWERS + SPARE_THREADS,
+        threads=threads,
         # A viewer's stream carries a heartbeat at least every 15 s; a channel
         # silent for longer than this is a dead client.
         channel_timeout=60,
