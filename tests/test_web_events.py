@@ -145,7 +145,7 @@ def test_up_to_date_viewer_gets_no_replay(service):
     stream.close()
 
 
-@pytest.mark.parametrize("last_id", ["999999", "-3", "abc", "1e3", "9" * 40])
+@pytest.mark.parametrize("last_id", ["999999", "-3", "abc", "1e3", "9" * 40, "\u00b2", "\u0663"])
 def test_unknown_or_unreadable_last_event_id_gets_fresh_state(service, last_id):
     client = web.create_app(service, {"SSE_HEARTBEAT": 5}).test_client()
     start_game(service.table)
@@ -286,3 +286,30 @@ def test_commands_and_resume_through_waitress(server, service):
     buf = bytearray()
     read_until(sock, b"id: 1\nevent: state\n", buf)
     sock.close()
+
+
+def test_display_events_carry_the_mirror_version_and_never_the_coin(service):
+    from hardware.display import TableDisplay
+
+    service.display = TableDisplay()
+    try:
+        client = web.create_app(service, {"SSE_HEARTBEAT": 0.05}).test_client()
+        stream = Stream(client)
+        stream.next(), stream.next()
+        service.display.message(["one"])
+        service.table.publish("display", {"version": service.display.version})
+        first = stream.next_event()
+        assert first["event"] == "display"
+        mirror = json.loads(first["data"])["version"]
+        assert mirror == int(client.get("/api/device/oled.png").headers["X-Display-Version"])
+        # Nothing new on the mirror: no event. The coin up: no event either.
+        service.table.publish("display", {"version": service.display.version})
+        service.display.coin("alien")
+        service.table.publish("display", {"version": service.display.version})
+        assert stream.next() == {"comment": "keep-alive"}
+        service.display.message(["two"])
+        service.table.publish("display", {"version": service.display.version})
+        assert json.loads(stream.next_event()["data"]) == {"version": mirror + 1}
+        stream.close()
+    finally:
+        service.display.close()

@@ -13,6 +13,7 @@ from web.errors import error_response
 
 bp = Blueprint("api", __name__)
 
+
 @bp.get("/healthz")
 def healthz():
     health = get_service().health()

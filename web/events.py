@@ -40,7 +40,7 @@ def _last_event_id() -> int | None:
     if raw is None:
         return None
     raw = raw.strip()
-    if not raw.isdigit() or len(raw) > 18:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
         return None  # unreadable: treat as a fresh viewer
     return int(raw)
 
@@ -66,31 +66,36 @@ def stream(
         backlog = table.events_since(last_id) if last_id is not None else None
         if backlog is None:
             yield _state_event(table)
-        else:
-            for event in backlog:
-                yield format_event(event.type, event.data, event.id)
-                sent = max(sent, event.id)
+            backlog = []
+        for event in backlog:
+            message = _render(event, display)
+            if message is not None:
+                yield message
+            sent = max(sent, event.id)
         while True:
             event = sub.get(timeout=heartbeat)
             if event is None:
                 yield b": keep-alive\n\n"
-                continue
-            if event.type == "missed":
+            elif event.type == "missed":
                 yield _state_event(table)
-                continue
-            if event.id is not None and event.id <= sent:
-                continue
-            data = event.data
-            if event.type == "display":
-                version = display() if display is not None else None
-                if version is None:
-                    continue
-                data = {"version": version}
-            yield format_event(event.type, data, event.id)
-            if event.id is not None:
+            elif event.id > sent:
+                message = _render(event, display)
+                if message is not None:
+                    yield message
                 sent = event.id
     finally:
         sub.close()
+
+
+def _render(event: Any, display: Callable[[], int | None] | None) -> bytes | None:
+    """One event as a message, or None for a "display" event with nothing new to show."""
+    data = event.data
+    if event.type == "display":
+        version = display() if display is not None else None
+        if version is None:
+            return None
+        data = {"version": version}
+    return format_event(event.type, data, event.id)
 
 
 def _state_event(table: Any) -> bytes:
