@@ -24,6 +24,7 @@ from web.errors import error_response
 bp = Blueprint("auth", __name__)
 
 PIN_HEADER = "X-Table-Pin"
+MAX_CLIENTS = 4096
 
 
 class AttemptLimiter:
@@ -47,6 +48,10 @@ class AttemptLimiter:
     def failed(self, client: str) -> None:
         with self._lock:
             self._prune(client)
+            if len(self._failures) >= MAX_CLIENTS:
+                # Many addresses guessing at once: forget the ones whose window has passed.
+                for other in list(self._failures):
+                    self._prune(other)
             self._failures.setdefault(client, deque()).append(self._clock())
 
     def _prune(self, client: str) -> deque[float] | None:
