@@ -149,11 +149,12 @@ def _split_blob(mask: np.ndarray, dog: np.ndarray, ox: int, oy: int) -> list[tup
     return out
 
 
-def _candidates(grey: np.ndarray, lab: np.ndarray) -> _Pips:
-    g = grey.astype(np.float32)
+def _blobs(channel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pip-like blobs (x, y, radius, polarity) in one image channel."""
+    g = channel.astype(np.float32)
     dog = cv2.GaussianBlur(g, (0, 0), DOG_SMALL) - cv2.GaussianBlur(g, (0, 0), DOG_LARGE)
     xs, ys, rs, ps = [], [], [], []
-    h, w = grey.shape
+    h, w = channel.shape
     for polarity in (1, -1):
         pdog = polarity * dog
         mask = (pdog > DOG_THRESHOLD).astype(np.uint8)
@@ -178,25 +179,46 @@ def _candidates(grey: np.ndarray, lab: np.ndarray) -> _Pips:
                 ys.append(py)
                 rs.append(r)
                 ps.append(polarity)
-    if not xs:
+    x, y, r, p = (np.array(a, dtype=float) for a in (xs, ys, rs, ps))
+    if len(x) == 0:
+        return x, y, r, p.astype(int)
+    # A real pip differs from the face all round it; the patch of face between
+    # dark pips also looks like a (light) blob, but its ring is mostly face.
+    ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
+    rr = r[:, None] * 1.5 + 1.0
+    sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
+    ring = np.median(channel[sy, sx].astype(np.float32), axis=1)
+    ix = np.clip(np.rint(x), 0, w - 1).astype(int)
+    iy = np.clip(np.rint(y), 0, h - 1).astype(int)
+    core = cv2.blur(channel, (3, 3))[iy, ix].astype(np.float32)
+    keep = p * (core - ring) > PIP_CONTRAST
+    return x[keep], y[keep], r[keep], p[keep].astype(int)
+
+
+def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
+    h, w = grey.shape
+    x, y, r, p = _blobs(grey)
+    # Coloured pips (red on black or blue) barely differ in brightness; the red
+    # channel shows them. Blobs already found in grey are not counted twice.
+    rx, ry, rr_, rp = _blobs(img[:, :, 2])
+    if len(rx):
+        if len(x):
+            d2 = (rx[:, None] - x[None, :]) ** 2 + (ry[:, None] - y[None, :]) ** 2
+            new = ~(d2 < (np.maximum(rr_[:, None], r[None, :]) * 1.5) ** 2).any(axis=1)
+        else:
+            new = np.ones(len(rx), bool)
+        x, y, r, p = (np.concatenate(a) for a in ((x, rx[new]), (y, ry[new]), (r, rr_[new]), (p, rp[new])))
+    if len(x) == 0:
         e = np.zeros(0)
         return _Pips(e, e, e, e.astype(int), np.zeros((0, 3)))
-    x, y, r, p = (np.array(a, dtype=float) for a in (xs, ys, rs, ps))
-    p = p.astype(int)
     # Face colour: median of a ring just outside the pip.
     ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
     rr = r[:, None] * 1.5 + 1.0
     sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
     sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
     face = np.median(lab[sy, sx].astype(np.float32), axis=1)
-    # A real pip differs from the face all round it; the patch of face between
-    # dark pips also looks like a (light) blob, but its ring is mostly face.
-    ring = np.median(grey[sy, sx].astype(np.float32), axis=1)
-    ix = np.clip(np.rint(x), 0, w - 1).astype(int)
-    iy = np.clip(np.rint(y), 0, h - 1).astype(int)
-    core = cv2.blur(grey, (3, 3))[iy, ix].astype(np.float32)
-    keep = p * (core - ring) > PIP_CONTRAST
-    return _Pips(x[keep], y[keep], r[keep], p[keep], face[keep])
+    return _Pips(x, y, r, p.astype(int), face)
 
 
 def _line_ok(lab: np.ndarray, pips: _Pips, i: int, j: int, near: np.ndarray) -> float:
@@ -344,7 +366,7 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
 def _read_level(img: np.ndarray) -> list[Die]:
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
-    pips = _candidates(grey, lab)
+    pips = _candidates(img, grey, lab)
     dice: list[Die] = []
     for g in _groups(lab, pips):
         if len(g) == 1:
