@@ -130,7 +130,7 @@ class Service:
         self.table = Table(self.store, clock=clock, events=self.events)
         for problem in (self.store.problem, self.table.problem):
             if problem:
-                self._report(problem)
+                self._report(problem, logged=True)
         self.address = ""
         self._stop = threading.Event()
         self._jobs: queue.Queue[Callable[[], None]] = queue.Queue()
@@ -148,6 +148,7 @@ class Service:
         self._heartbeat = time.monotonic()
         self.controller: Any = None
         self._controller_kind: str | None = None
+        self._controller_ready = False
         self._devices = self._open_devices()
         self.display = self._devices["display"]
         self.buttons = self._devices["buttons"]
@@ -158,8 +159,9 @@ class Service:
 
     # -- assembly -------------------------------------------------------------
 
-    def _report(self, message: str) -> None:
-        log.error("%s", message)
+    def _report(self, message: str, logged: bool = False) -> None:
+        if not logged:
+            log.error("%s", message)
         self.problems.append(message)
         self.table.publish("error", {"message": message})
 
@@ -278,8 +280,9 @@ class Service:
         self.display.start(self.address or "starting...", self.pin)
 
     def _make_controller(self, kind: str | None) -> None:
-        if kind == self._controller_kind and (kind is None or self.controller is not None):
+        if self._controller_ready and kind == self._controller_kind:
             return
+        self._controller_ready = True
         self._controller_kind = kind
         self.controller = None
         if kind is None:

@@ -1,0 +1,166 @@
+"""The assembled service: buttons through mock pins, controllers following
+the game on the table, health, and a corrupt database at start."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tablepi.config import Config
+from tablepi.service import Service, controller_class
+from tablepi.store import DB_NAME
+
+ROOT = Path(__file__).resolve().parent.parent
+BMU = {"players": [{"name": "Ann"}, {"name": "Ben"}]}
+
+
+def _wait(predicate, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.fixture
+def service(tmp_path: Path):
+    svc = Service(Config(data_dir=tmp_path), tmp_path, simulate=True, camera=False)
+    svc.start("http://192.0.2.7:8080/")
+    yield svc
+    svc.close()
+
+
+def test_start_screen_pin_and_health(service: Service, tmp_path: Path) -> None:
+    assert service.pin.isdigit() and len(service.pin) == 6
+    assert (tmp_path / "pin").stat().st_mode & 0o777 == 0o600
+    assert _wait(lambda: service.display.screen == "start")
+    health = service.health()
+    assert health["ok"] is True and health["game"] is None and health["problems"] == []
+    assert health["buttons"]["available"] is True
+
+
+def test_buttons_drive_the_beam_me_up_controller(service: Service) -> None:
+    service.table.start_game("beam_me_up", BMU)
+    assert _wait(lambda: type(service.controller).__name__ == "BeamMeUpController")
+    # Ben's starting advantage: one column, picked with C (next) and A (take).
+    service.press("C")
+    service.press("A")
+    assert _wait(lambda: service.table.seq == 1)
+    state = service.table.public_state()
+    assert state["game"]["last"]["source"] == "button"
+    assert state["game"]["state"]["players"][1]["counters"]["2"] == 1
+    service.table.submit({"type": "roll", "dice": [3, 3, 3, 5, 6]}, "web")
+    service.press("A")  # show the options
+    assert _wait(lambda: service.display.screen == "options")
+    service.press("A")  # take the first: triplet of 3s
+    assert _wait(lambda: service.table.seq == 3)
+    service.press("A")  # move its only part
+    assert _wait(lambda: service.table.seq == 4)
+    view = service.table.public_state()["game"]["state"]
+    assert view["players"][0]["counters"]["3"] == 2
+    assert view["turn"]["name"] == "Ben"
+    service.press("A", long=True)  # undo
+    assert _wait(lambda: service.table.seq == 5)
+    assert service.table.public_state()["game"]["state"]["phase"] == "moving"
+
+
+def test_controller_follows_the_game_kind(service: Service) -> None:
+    service.table.start_game("outer_space", {"players": [f"P{i}" for i in range(6)]})
+    assert _wait(lambda: service.controller is not None and service.controller.kind == "outer_space")
+    service.table.submit({"type": "end_game"}, "web")
+    assert _wait(lambda: service.controller is None and service.display.screen == "start")
+
+
+def test_a_display_event_never_comes_while_a_secret_is_up(service: Service) -> None:
+    sub = service.table.subscribe()
+    service.table.start_game("outer_space", {"players": [f"P{i}" for i in range(6)]})
+    assert _wait(lambda: service.controller is not None and service.controller.kind == "outer_space")
+    service.press("B")  # the danger coin, on the OLED only
+    assert _wait(lambda: service.display.secret)
+    while sub.get(0) is not None:
+        pass  # published before the coin came up
+    seen = []
+    deadline = time.monotonic() + 2.5
+    while time.monotonic() < deadline and service.display.secret:
+        event = sub.get(0.1)
+        if event is not None:
+            seen.append(event)
+    assert not [e for e in seen if e.type == "display"]
+    for event in seen:
+        text = json.dumps(event.data)
+        assert '"alien"' not in text and '"human"' not in text
+
+
+def test_press_and_roll_need_simulation(tmp_path: Path) -> None:
+    svc = Service(Config(data_dir=tmp_path), tmp_path, simulate=True, camera=False)
+    try:
+        with pytest.raises(RuntimeError):
+            svc.roll()  # no camera at all
+        with pytest.raises(RuntimeError):
+            svc.set_kept([0])  # no Beam Me Up game
+        svc.simulated = False
+        with pytest.raises(RuntimeError):
+            svc.press("A")
+    finally:
+        svc.close()
+
+
+def test_controllers_exist_for_every_game() -> None:
+    from tablepi.games import KINDS
+
+    for kind in KINDS:
+        cls = controller_class(kind)
+        assert cls is not None and hasattr(cls, "on_button") and hasattr(cls, "tick"), kind
+
+
+def test_corrupt_database_in_process(tmp_path: Path) -> None:
+    (tmp_path / DB_NAME).write_bytes(b"\x00garbage" * 512)
+    svc = Service(Config(data_dir=tmp_path), tmp_path, simulate=True, camera=False)
+    try:
+        aside = [p for p in tmp_path.iterdir() if p.name.startswith(DB_NAME + ".corrupt-")]
+        assert len(aside) == 1 and aside[0].read_bytes() == b"\x00garbage" * 512
+        health = svc.health()
+        assert health["ok"] is True
+        assert any(aside[0].name in p for p in health["problems"])
+        errors = [e for e in svc.table.events_since(svc.events.last_id - 1) or [] if e.type == "error"]
+        assert errors and aside[0].name in errors[0].data["message"]
+        svc.table.start_game("beam_me_up", BMU)
+        assert svc.store.games()[0].id == 1
+    finally:
+        svc.close()
+
+
+def test_corrupt_database_with_tablepi_run(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / DB_NAME).write_bytes(b"not sqlite at all" * 64)
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tablepi", "run", "--simulate", "--no-camera", "--host", "127.0.0.1",
+         "--port", "0", "--data-dir", str(data)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        first = proc.stdout.readline()
+        port = int(first.split("127.0.0.1:")[1].split("/")[0])
+        lines = [proc.stdout.readline() for _ in range(2)]
+        assert any(line.startswith("problem:") and "could not be read" in line for line in lines), lines
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
+            health = json.load(response)
+        assert response.status == 200 and health["problems"]
+        aside = [p for p in data.iterdir() if ".corrupt-" in p.name]
+        assert len(aside) == 1 and aside[0].read_bytes() == b"not sqlite at all" * 64
+        assert (data / DB_NAME).read_bytes().startswith(b"SQLite format 3")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        proc.stdout.close()
+        proc.stderr.close()
