@@ -11,7 +11,6 @@ import re
 import time
 
 import pytest
-
 from browser_support import TablePiProcess, launch, page_errors, require_browser, screenshot, sign_in
 
 pytestmark = pytest.mark.browser
@@ -96,7 +95,8 @@ def test_phone_move_shows_on_tv_within_a_second(table, tv, phone):
     tv.wait_for_function(f"document.querySelector('#live .state').dataset.seq > {seq}", timeout=1000)
     lag = time.monotonic() - t0
     print(f"phone roll -> TV updated in {lag * 1000:.0f} ms")
-    values = [int(v) for v in tv.locator("#roll-dice .die").evaluate_all("els => els.map(e => e.dataset.value)")]
+    dice = tv.locator("#roll-dice .die").evaluate_all("els => els.map(e => e.dataset.value)")
+    values = [int(v) for v in dice]
     assert values == [2, 2, 2, 4, 4]
     assert tv.locator("#roll-dice .die.manual").count() == 5  # marked as entered by hand
     assert "full house" in tv.inner_text("#live")
@@ -105,7 +105,8 @@ def test_phone_move_shows_on_tv_within_a_second(table, tv, phone):
     phone.click("#options button")
     phone.wait_for_selector("#parts form")
     phone.click("#parts form >> nth=0 >> button")
-    tv.wait_for_selector(".board-card[data-player='Ann'] .sq[data-col='2'][data-row='2'][data-counter]", timeout=1000)
+    square = ".board-card[data-player='Ann'] .sq[data-col='2'][data-row='2'][data-counter]"
+    tv.wait_for_selector(square, timeout=1000)
     state = table.state()["game"]["state"]
     assert state["players"][0]["counters"]["2"] == 2
 
@@ -131,16 +132,17 @@ def test_device_button_changes_the_screen(table, browser):
     page.wait_for_function("document.getElementById('oled-version').textContent !== '–'")
     version = page.inner_text("#oled-version")
     before = page.locator("#oled").screenshot()
-    # C is "next phase" in Outer Space: refused without a leader, the screen says why.
     page.click("[data-button='A']")  # A: start the mission timer
-    page.wait_for_function(f"document.getElementById('oled-version').textContent !== '{version}'", timeout=3000)
+    page.wait_for_function(f"document.getElementById('oled-version').textContent !== '{version}'",
+                           timeout=3000)
     page.wait_for_timeout(100)
     after = page.locator("#oled").screenshot()
     assert after != before
     timer = table.state()["game"]["state"]["timer"]
     assert timer["state"] == "running"  # the same path as the real button
     natural = page.evaluate("document.getElementById('oled').naturalWidth")
-    assert natural > 0 and page.evaluate("getComputedStyle(document.getElementById('oled')).imageRendering") == "pixelated"
+    assert natural > 0
+    assert page.evaluate("getComputedStyle(document.getElementById('oled')).imageRendering") == "pixelated"
     screenshot(page, "device.png")
     assert errors == []
     ctx.close()
@@ -173,7 +175,7 @@ def test_outer_space_timer_on_tv(table, tv, phone):
     tv.wait_for_timeout(1300)
     second = int(tv.inner_text("#mission-timer"))
     assert 40 <= second < first <= 45
-    font_px = float(tv.evaluate("parseFloat(getComputedStyle(document.getElementById('mission-timer')).fontSize)"))
+    font_px = tv.evaluate("parseFloat(getComputedStyle(document.getElementById('mission-timer')).fontSize)")
     assert font_px >= 200  # readable across the room
     screenshot(tv, "tv-outer-space.png")
     screenshot(phone, "phone-outer-space.png", full_page=True)
