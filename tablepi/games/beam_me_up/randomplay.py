@@ -37,16 +37,19 @@ def random_command(game: BeamMeUp, rng: random.Random) -> dict:
         parts = game._parts_left
         part = parts[0] if len(parts) == 1 else rng.choice(parts)
         if game._wildcard and rng.random() < 0.5:
-            return {"type": "move", "part": part, "column": rng.choice(COLUMNS)}
+            return {"type": "move", "part": part, "column": rng.choice(_open_columns(game))}
         return {"type": "move", "part": part}
     if phase == "bonus":
-        seat = game.active
-        top = game.layout(seat).top_row
-        free = [c for c, r in zip(COLUMNS, game._rows[seat], strict=True) if r < top]
-        return {"type": "bonus", "column": rng.choice(free)}
+        return {"type": "bonus", "column": rng.choice(_open_columns(game))}
     if phase == "advantage":
         return {"type": "advantage", "columns": rng.sample(COLUMNS, game.advantage_due)}
     raise ValueError(f"no command in phase {phase!r}")
+
+
+def _open_columns(game: BeamMeUp) -> list[str]:
+    """The active player's columns whose counter can still climb."""
+    top = game._top[game._active]
+    return [c for c, r in zip(COLUMNS, game._rows[game._active], strict=True) if r < top]
 
 
 def random_game(rng: random.Random, players: int = 2, boards: str = "ABCD") -> BeamMeUp:
