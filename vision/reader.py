@@ -64,6 +64,7 @@ EDGE_RING = 1.0  # radius of the ring outside a face, in die widths
 EDGE_STEP = 25  # Lab distance from the face that marks the ring as off the die
 EDGE_MIN = 0.0  # share of the ring that must be off the die
 MIN_CONFIDENCE = 0.5
+OVERLAP_WIDTHS = 0.6  # readings closer than this (in die widths) are one die
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
 DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
 ONE_CLEAR_RADII = 4.0  # no other pip this close to a lone "1" pip
@@ -405,5 +406,27 @@ def read_dice(image: np.ndarray) -> list[Die]:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    dice = _read_level(image)
+    dice = _suppress_overlaps(_read_level(image))
     return [d for d in dice if d.confidence > 0]
+
+
+def _suppress_overlaps(dice: list[Die]) -> list[Die]:
+    """One reading per die: of readings closer than a die's width, keep the surest.
+
+    Shadows at a die's corners and the pips of its sides can form a second,
+    weaker layout next to the top face.
+    """
+    kept: list[Die] = []
+    for d in sorted(dice, key=lambda d: -d.confidence):
+        cx, cy = d.center
+        size = d.box[2] - d.box[0]
+        clash = False
+        for k in kept:
+            kx, ky = k.center
+            limit = OVERLAP_WIDTHS * max(size, k.box[2] - k.box[0])
+            if (cx - kx) ** 2 + (cy - ky) ** 2 < limit * limit:
+                clash = True
+                break
+        if not clash:
+            kept.append(d)
+    return kept
