@@ -8,10 +8,12 @@ browser can fetch shows the coin or even that it was flipped.
 
 from __future__ import annotations
 
+import io
 import threading
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
+from PIL import Image
 
 from web import get_service
 from web.auth import check_pin
@@ -55,10 +57,6 @@ class OledCache:
 
 
 def _blank_png(display: Any) -> bytes:
-    import io
-
-    from PIL import Image
-
     size = getattr(getattr(display, "device", None), "size", (128, 64))
     buf = io.BytesIO()
     Image.new("L", size, 0).save(buf, format="PNG")
@@ -66,8 +64,6 @@ def _blank_png(display: Any) -> bytes:
 
 
 def _oled() -> OledCache:
-    from flask import current_app
-
     return current_app.extensions["tablepi.oled"]
 
 
