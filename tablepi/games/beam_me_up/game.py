@@ -313,7 +313,8 @@ class BeamMeUp:
         for column in columns:
             if column not in _COLUMN_INDEX:
                 raise RuleError("command", f"columns are {', '.join(COLUMNS)}, not {column!r}")
-        seat, due = self._due, self._due
+        # Seat k (the k+1-th player) moves k counters.
+        seat = due = self._due
         name = self._names[seat]
         if len(columns) != due:
             raise RuleError("B10", f"{name} moves exactly {_plural(due, 'counter')} up one square")
@@ -343,8 +344,8 @@ class BeamMeUp:
         if self._roll_no >= MAX_ROLLS:
             raise RuleError("B11", "a turn has at most three rolls: choose an option or end the turn")
         stored: dict[str, Any] = {"type": "roll", "dice": list(dice)}
-        if "kept" in command:
-            kept = command["kept"]
+        kept = command.get("kept")
+        if kept is not None:
             if not isinstance(kept, list) or any(type(v) is not int for v in kept):
                 raise RuleError("command", "kept must be a list of die values")
             if kept and self._dice is None:
@@ -362,6 +363,8 @@ class BeamMeUp:
         self._options = list(TABLE[key])
         name = self._names[self._active]
         shown = " ".join(map(str, dice))
+        if self._kept:
+            shown += f" (set aside: {' '.join(map(str, self._kept))})"
         if self._options:
             effects.append(f"{name}'s roll {self._roll_no} of {MAX_ROLLS}: {shown}")
         else:
