@@ -52,6 +52,13 @@ from tablepi.store import SNAPSHOT_EVERY, LoggedCommand, Store, StoreError, appl
 log = logging.getLogger(__name__)
 
 SOURCES = ("button", "camera", "web", "cli")
+# Names of hidden information (the danger coin, team cards, hands, secret
+# collections' contents). No game's command carries them, and a command that
+# does is refused before any game sees it or the log could keep it.
+SECRET_FIELDS = frozenset({
+    "coin", "coin_result", "flip", "role", "roles", "team", "teams", "team_cards",
+    "hand", "hands", "deck", "secret_cards", "secret_contents",
+})
 TABLE_COMMANDS = ("new_game", "end_game", "undo")
 
 
@@ -156,6 +163,11 @@ class Table:
             raise CommandError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
         if "manual" in command and not isinstance(command["manual"], bool):
             raise CommandError("\"manual\" must be true or false")
+        secret = SECRET_FIELDS.intersection(command)
+        if secret:
+            raise CommandError(
+                f"{', '.join(sorted(secret))}: secret information is never recorded; leave it out"
+            )
         with self._lock:
             if ctype == "new_game":
                 return self._new_game(command)

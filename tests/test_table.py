@@ -59,6 +59,7 @@ def test_illegal_command_changes_and_stores_nothing(table: Table) -> None:
         ({"type": "add", "n": 1, "manual": "yes"}, "web", "manual"),
         ({"type": "new_game", "kind": "chess"}, "web", "unknown game"),
         ({"type": "new_game", "kind": "counter", "settings": []}, "web", "settings"),
+        ({"type": "add", "n": 1, "coin": "alien"}, "web", "secret information is never recorded"),
     ],
 )
 def test_malformed_commands(table: Table, command, source, message) -> None:
