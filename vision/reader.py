@@ -64,8 +64,10 @@ EDGE_RING = 1.0  # radius of the ring outside a face, in die widths
 EDGE_STEP = 25  # Lab distance from the face that marks the ring as off the die
 EDGE_MIN = 0.0  # share of the ring that must be off the die
 MIN_CONFIDENCE = 0.5
+PIP_EVIDENCE = 0.05  # ranking bonus per pip when two readings claim one die
 OVERLAP_WIDTHS = 0.6  # readings closer than this (in die widths) are one die
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
+STRAY_SPANS = 0.6  # a pip left out must lie this far from the face centre (in pip spans)
 DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
 ONE_CLEAR_RADII = 4.0  # no other pip this close to a lone "1" pip
 ONE_INNER_RADII = (2.2, 2.8, 3.4)  # face ring around a "1", in pip radii
@@ -352,8 +354,14 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
                 continue
             dropped = [k for k in g if k not in kept]
             if dropped:
-                # Strays are smaller (foreshortened side pips) or unlike the kept pips.
+                # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
                 if m == 2 and float(np.max(pips.r[dropped])) > 0.8 * float(np.min(pips.r[kept])):
+                    continue
+                cx, cy = pts.mean(axis=0)
+                span = float(np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)).max())
+                off = np.hypot(pips.x[dropped] - cx, pips.y[dropped] - cy) > STRAY_SPANS * span
+                small = pips.r[dropped] < 0.8 * radius
+                if not np.all(off | small):
                     continue
                 conf -= DROP_PENALTY * len(dropped)
             if conf > best_score:
@@ -417,7 +425,8 @@ def _suppress_overlaps(dice: list[Die]) -> list[Die]:
     weaker layout next to the top face.
     """
     kept: list[Die] = []
-    for d in sorted(dice, key=lambda d: -d.confidence):
+    # More pips in a clean layout are stronger evidence than a few stray blobs in a line.
+    for d in sorted(dice, key=lambda d: -(d.confidence + PIP_EVIDENCE * len(d.pips))):
         cx, cy = d.center
         size = d.box[2] - d.box[0]
         clash = False
