@@ -40,6 +40,7 @@ def browser(table):
 @pytest.fixture
 def tv(browser):
     ctx = browser.new_context(viewport=TV)
+    ctx.set_default_timeout(5000)
     page = ctx.new_page()
     page.errors = page_errors(page)
     yield page
@@ -48,6 +49,7 @@ def tv(browser):
 
 def new_phone(browser):
     ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    ctx.set_default_timeout(5000)
     page = ctx.new_page()
     page.errors = page_errors(page)
     return page
@@ -182,3 +184,95 @@ def test_outer_space_timer_on_tv(table, tv, phone):
     html = tv.content() + phone.content()
     assert not re.search(r"\bcoin\b.*\b(alien|human)\b side", html)
     assert tv.errors == [] and phone.errors == []
+
+
+def wait_seq(page, seq: int) -> None:
+    page.wait_for_function(f"document.querySelector('#live .state').dataset.seq >= {seq}", timeout=2000)
+
+
+def beans_act(table, phones, action) -> None:
+    """Do ``action`` on a phone; wait until every phone shows the new state."""
+    seq = table.state()["seq"]
+    action()
+    deadline = time.monotonic() + 3
+    while table.state()["seq"] == seq:
+        assert time.monotonic() < deadline, "the table did not take the command"
+        time.sleep(0.02)
+    for page in phones:
+        wait_seq(page, table.state()["seq"])
+
+
+def beans_add(phone, bean: str, cards: list[int], target: str = "open") -> None:
+    phone.check(f"input[name=beans-target][value={target}]")
+    if phone.is_enabled("#beans-bean"):
+        phone.select_option("#beans-bean", bean)
+    for value in cards:
+        phone.click(f"#beans-pad [data-card='{value}']")
+    phone.click("#beans-send")
+
+
+def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
+    table.command({"type": "new_game", "kind": "space_beans", "settings": {"players": ["Ann", "Ben"]}})
+    ann, ben = new_phone(browser), new_phone(browser)
+    sent_by_ben: list[str] = []
+    ben.on("request", lambda r: sent_by_ben.append(r.post_data or "") if r.method == "POST" else None)
+    phones = [ann, ben, tv]
+    tv.goto(table.base + "/tv")
+    for page, me in ((ann, "Ann"), (ben, "Ben")):
+        page.goto(table.base + "/")
+        sign_in(page, table.pin)
+        page.click(f"#beans-who button:has-text('{me}')")
+    assert ann.is_visible("#beans-entry") and not ben.is_visible("#beans-entry")
+
+    nine = [9, 9, 8, 8, 7, 7, 6, 6, 5]
+    ann_beans = ["Klingbohns", "Dark Beans", "Beanliens", "Centauribohnen"]
+    ben_turns = [("Bluebeans", [4], "open"), ("Moonbohnen", [2, 5], "secret"),
+                 ("Bluebeans", [5], "open"), ("Bluebeans", [6], "open")]
+    for turn in range(4):
+        if turn:
+            # The trophy a close-out yields is shown before it is confirmed.
+            assert ann.inner_text("#beans-closeout-preview") == "9 cards: the 9 becomes a trophy worth 9 (S2)"
+            beans_act(table, phones, lambda: ann.click("#beans-closeout-send"))
+            tv.wait_for_function(
+                f"document.querySelector(\"[data-player='Ann'] .beans-total\").textContent === '{9 * turn}'",
+                timeout=1000)
+        beans_act(table, phones, lambda b=ann_beans[turn]: beans_add(ann, b, nine))
+        beans_act(table, phones, lambda: ann.click("#beans-end-turn"))
+        bean, cards, target = ben_turns[turn]
+        beans_act(table, phones, lambda b=bean, c=cards, t=target: beans_add(ben, b, c, t))
+        beans_act(table, phones, lambda: ben.click("#beans-end-turn"))
+
+    # Ben's secret collection went to the table as a count only, and stays on his phone.
+    assert '{"type":"add","player":1,"collection":"secret","count":2}' in sent_by_ben
+    assert not any("Moonbohnen" in body for body in sent_by_ben)
+    seen = table.state()
+    seen["game"]["state"].pop("beans")  # the names of all bean types, for the pickers
+    assert "Moonbohnen" not in str(seen) and "Moonbohnen" not in tv.content()
+    assert tv.locator("[data-player='Ben'] .bean-card.back").count() == 2
+    assert ben.inner_text("#beans-secret-local").split() == ["2", "5"]
+
+    # Ann closes out her fourth collection (36 points), adds, and ends the game.
+    beans_act(table, phones, lambda: ann.click("#beans-closeout-send"))
+    beans_act(table, phones, lambda: beans_add(ann, "Bohrion", [4, 5]))
+    beans_act(table, phones, lambda: ann.click("#beans-end-turn"))
+    assert table.state()["game"]["state"]["awaiting_final"] == [1]
+
+    # Ben's phone offers his secret collection, kept on the phone, for the final count.
+    assert "enter your secret collection (2 cards)" in ben.inner_text("#beans-entry-title")
+    assert ben.input_value("#beans-bean") == "Moonbohnen"
+    assert ben.locator("#beans-draft .bean-card").all_inner_texts() == ["2", "5"]
+    beans_act(table, phones, lambda: ben.click("#beans-send"))
+
+    tv.wait_for_selector("#final-table", timeout=1000)
+    rows = tv.locator("#final-table tbody tr")
+    assert rows.count() == 2
+    first, second = rows.nth(0).inner_text(), rows.nth(1).inner_text()
+    assert first.startswith("1\tAnn\t36\t3") and first.rstrip().endswith("39")
+    assert "Moonbohnen (secret): 2, 5 → 2" in second and second.rstrip().endswith("2")
+    assert "Ann win" in tv.inner_text("#beans-winner")
+    assert table.state()["game"]["finished"] is True
+    screenshot(tv, "tv-space-beans-final.png")
+    screenshot(ben, "phone-space-beans.png", full_page=True)
+    assert tv.errors == [] and ann.errors == [] and ben.errors == []
+    ann.context.close()
+    ben.context.close()
