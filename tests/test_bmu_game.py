@@ -197,6 +197,20 @@ def test_B8_bonus_squares_chain_and_never_cool_down():
     assert (game.row(1, "5"), game.row(1, "6")) == (3, 3)
 
 
+def test_B8_a_chain_of_rockets_ends_at_the_top():
+    # Every square of column 1 is a rocket: each bonus square there owes another, until the top.
+    game = make(layouts={"Ann": board(rockets=" ".join(f"1:{row}" for row in range(1, 8)))})
+    play(game, roll(1, 1, 3, 5, 6), CHOOSE, move(0))
+    placed = 0
+    while game.bonus_owed:
+        assert game.phase == "bonus"
+        column = "1" if game.row(0, "1") < 7 else "2"
+        play(game, bonus(column))
+        placed += 1
+    assert game.row(0, "1") == 7 and game.row(0, "2") == 1
+    assert placed == 7 and game.active == 1
+
+
 def test_B8_passing_over_a_rocket_gives_nothing():
     game = make(layouts={"Ann": board(rockets="2:1")})
     play(game, roll(2, 2, 2, 1, 3), CHOOSE, move(0))
