@@ -97,6 +97,7 @@ class BeamMeUpController:
         chosen = state.get("chosen") or {}
         signature = (
             game.get("id"),
+            public_state.get("seq"),
             state.get("phase"),
             state.get("turn", {}).get("index"),
             state.get("roll"),

@@ -1,0 +1,141 @@
+"""The Beam Me Up controller: the OLED menus for the advantage, options,
+parts, wildcard columns and rocket bonuses, driven by button actions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hardware.display import TableDisplay
+from tablepi.controllers.beam_me_up import ERROR_SECONDS, BeamMeUpController, reading_problem
+from tablepi.store import Store
+from tablepi.table import Table
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _setup(tmp_path: Path, settings: dict) -> tuple[Table, TableDisplay, BeamMeUpController, Clock]:
+    table = Table(Store(tmp_path))
+    display = TableDisplay()
+    clock = Clock()
+    controller = BeamMeUpController(table, display, None, clock)
+    sub = table.subscribe()
+    # The service delivers every state event; here each action is followed by one.
+    original = table.submit
+
+    def submit(command, source="web"):
+        state = original(command, source)
+        while sub.get(0) is not None:
+            pass
+        controller.on_state(state)
+        return state
+
+    table.submit = submit  # type: ignore[method-assign]
+    table.start_game("beam_me_up", settings)
+    return table, display, controller, clock
+
+
+def _view(table: Table) -> dict:
+    return table.public_state()["game"]["state"]
+
+
+def _dice(values: list[int]) -> list[dict]:
+    return [{"value": v, "box": [0, 0, 10, 10], "confidence": 0.9} for v in values]
+
+
+def test_advantage_columns_are_picked_on_the_oled(tmp_path: Path) -> None:
+    names = {"players": [{"name": "Ann"}, {"name": "Ben"}, {"name": "Sam"}]}
+    table, display, controller, _ = _setup(tmp_path, names)
+    assert display.screen == "options"
+    controller.on_button("cycle")
+    controller.on_button("confirm")  # Ben: column 2
+    assert _view(table)["players"][1]["counters"]["2"] == 1
+    controller.on_button("confirm")  # Sam: column 1 ...
+    assert table.seq == 1  # ... one of two picked, nothing sent yet
+    controller.on_button("confirm")  # ... then the first column left: 2
+    view = _view(table)
+    assert view["players"][2]["counters"]["1"] == 1 and view["players"][2]["counters"]["2"] == 1
+    assert view["phase"] == "rolling"
+
+
+def test_wildcard_part_goes_to_the_column_picked(tmp_path: Path) -> None:
+    settings = {"players": [{"name": "Ann", "board": "A", "counters": {"3": 2}}, {"name": "Ben"}],
+                "advantage": False}
+    table, display, controller, _ = _setup(tmp_path, settings)
+    assert controller.on_reading(_dice([1, 1, 2, 4, 6]))
+    controller.on_button("confirm")  # show the options
+    controller.on_button("confirm")  # pair of 1s
+    assert _view(table)["wildcard"] is True
+    controller.on_button("confirm")  # its part: now pick the column
+    assert display.screen == "options"
+    controller.on_button("cycle")  # own column first, then 1..6, straight: "2"
+    controller.on_button("confirm")
+    logged = table.store.commands(table.game_id)[-1].command
+    assert (logged["type"], logged["part"], logged["column"]) == ("move", 0, "2")
+    assert _view(table)["players"][0]["counters"]["2"] == 1
+
+
+def test_rocket_bonus_chain_and_an_error_on_the_oled(tmp_path: Path) -> None:
+    settings = {"players": [{"name": "Ann", "board": "A", "counters": {"1": 1, "6": 7}}, {"name": "Ben"}],
+                "advantage": False}
+    table, display, controller, clock = _setup(tmp_path, settings)
+    controller.on_reading(_dice([1, 1, 2, 4, 6]), forced=True)
+    controller.on_button("show_options")
+    controller.on_button("confirm")  # pair of 1s
+    controller.on_button("confirm")  # column 1 up to row 2: a rocket
+    assert _view(table)["phase"] == "bonus"
+    for _ in range(5):
+        controller.on_button("cycle")
+    controller.on_button("confirm")  # column 6 is at the top: refused
+    assert display.screen == "error"
+    assert _view(table)["phase"] == "bonus"
+    clock.now += ERROR_SECONDS + 0.1
+    controller.tick(clock.now)
+    assert display.screen == "options"
+    for _ in range(6):
+        controller.on_button("cycle")  # the cursor stayed on 6; round to column 5
+    controller.on_button("confirm")  # column 5 to row 1: another rocket
+    assert _view(table)["phase"] == "bonus"
+    controller.on_button("confirm")  # column 1
+    view = _view(table)
+    assert view["players"][0]["counters"]["5"] == 1 and view["players"][0]["counters"]["1"] == 3
+    assert view["turn"]["name"] == "Ben"
+
+
+def test_readings_that_are_not_new_rolls(tmp_path: Path) -> None:
+    settings = {"players": [{"name": "Ann"}, {"name": "Ben"}], "advantage": False}
+    table, display, controller, _ = _setup(tmp_path, settings)
+    assert controller.on_reading(_dice([2, 3, 3, 5, 6]), play=False) is False
+    assert table.seq == 0  # dice lying in the tray at start-up are not a roll
+    assert controller.on_reading(_dice([2, 3, 3, 5, 6]))
+    assert controller.on_reading(_dice([6, 5, 3, 3, 2])) is False  # moved about, not rolled
+    assert controller.on_reading(_dice([6, 5, 3, 3, 2]), kept=[3, 3], forced=True)
+    assert controller.on_reading(_dice([1, 1, 1, 3, 3]), kept=[3, 3])
+    assert _view(table)["roll"] == 3
+    assert controller.on_reading(_dice([4, 4, 4, 3, 3])) is False  # no fourth roll
+    assert display.screen == "error"
+    controller.on_button("undo")
+    assert _view(table)["roll"] == 2
+    controller.on_button("end_turn")
+    assert _view(table)["turn"]["name"] == "Ben"
+
+
+@pytest.mark.parametrize(
+    "dice, problem",
+    [
+        (_dice([1, 2, 3, 4, 5]), None),
+        (_dice([1, 2, 3, 4]), "Read 4 dice"),
+        (_dice([1, 2, 3, 4, 5, 6]), "Read 6 dice"),
+        ([*_dice([1, 2, 3, 4]), {"value": 5, "box": [0, 0, 1, 1], "confidence": 0.49}], "Die 5 unclear"),
+    ],
+)
+def test_reading_problems(dice: list[dict], problem: str | None) -> None:
+    found = reading_problem(dice)
+    assert found == problem if problem is None else problem in found
