@@ -16,7 +16,7 @@ BATCH = 500
 
 def test_B12_ten_thousand_random_games_end_with_a_winner():
     batches = [(seed, BATCH) for seed in range(GAMES // BATCH)]
-    workers = max(1, min(4, os.cpu_count() or 1))
+    workers = min(4, max(2, os.cpu_count() or 1))
     # Each batch is a seeded, independent run; processes only share out the work.
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         results = [r for batch in pool.map(play_many, *zip(*batches, strict=True)) for r in batch]
