@@ -126,6 +126,9 @@ def test_beam_me_up_pages_show_boards_roll_and_options(service, client):
     phone = get(client, "/")
     assert 'data-command=\'{"type":"choose","option":0}\'' in phone
     assert "entered by hand" in phone
+    # The roll stays marked as typed in while it is on show, after later commands too.
+    service.table.submit({"type": "choose", "option": 0})
+    assert get(client, "/tv").count('class="die manual"') == 5
 
 
 def test_outer_space_pages_show_timer_leader_and_checklist(service, client):

@@ -50,9 +50,23 @@ def describe(public: dict[str, Any]) -> dict[str, Any]:
     elif kind == "beam_me_up":
         view["boards"] = [board_rows(p) for p in state.get("players", [])]
         view["dice"] = dice_marks(state.get("dice"), state.get("kept") or [])
-        last = game.get("last") or {}
-        view["manual_roll"] = bool(last.get("manual")) and last.get("type") == "roll"
+        view["manual_roll"] = _typed_by_hand(game, state)
     return view
+
+
+def _typed_by_hand(game: dict[str, Any], state: dict[str, Any]) -> bool:
+    """Whether the roll on show was typed in by hand. The table reports the
+    flag for its last command only, so the pages remember it for the roll
+    until the next one (a remembered mark is only lost by a restart)."""
+    if not state.get("dice"):
+        return False
+    key = (game.get("id"), state.get("turn", {}).get("index"), state.get("roll"), tuple(state["dice"]))
+    marks = current_app.extensions.setdefault("tablepi.pages.manual_rolls", {})
+    last = game.get("last") or {}
+    if last.get("type") == "roll":
+        marks.clear()  # only the roll on show matters
+        marks[key] = bool(last.get("manual"))
+    return marks.get(key, False)
 
 
 BMU_COLUMNS = ("1", "2", "3", "4", "5", "6", "straight")

@@ -89,8 +89,14 @@
       ["beans-actions"].forEach(function (id) { show(id, false); });
       return;
     }
-    show("beans-actions", true);
     var p = s.players[me];
+    if (s.finished) {
+      show("beans-actions", false);
+      $("beans-me").innerHTML = "<p><b>" + esc(p.name) + "</b>: " + p.total + " points in all. The final scores are below.</p>";
+      localStorage.removeItem(secretKey(me));
+      return;
+    }
+    show("beans-actions", true);
     var secretCount = p.secret_count || p.reveal_pending || 0;
     var sec = syncSecret(me, secretCount);
     var local = secretCards(sec);
@@ -98,7 +104,8 @@
       "<p><b>" + esc(p.name) + "</b>: " + p.trophy_points + " trophy points" +
       (p.bonus ? " + " + p.bonus + " bonus" : "") + " (" + p.to_target + " to " + s.target + ")</p>" +
       '<div class="small muted">Trophies</div><div class="bean-cards">' +
-      cardsHtml(p.trophies.map(function (t) { return t.value; }), "trophy") + "</div>" +
+      (p.trophies.length ? cardsHtml(p.trophies.map(function (t) { return t.value; }), "trophy")
+        : '<span class="muted">none yet</span>') + "</div>" +
       '<div class="small muted">Open collection' + (p.open ? ": " + esc(p.open.bean) : "") + '</div><div class="bean-cards">' +
       (p.open ? cardsHtml(p.open.cards) : '<span class="muted">none</span>') + "</div>" +
       '<div class="small muted">Secret collection (' + secretCount + " cards" +
