@@ -132,17 +132,12 @@ def check_dice(dice: object) -> tuple[int, ...]:
 
 
 def options(dice: Iterable[int]) -> list[Option]:
-    """Every option for five dice (in any order)."""
+    """Every option for five dice (in any order); RuleError for bad dice."""
     try:
         dice = tuple(dice)
-        found = TABLE.get(tuple(sorted(dice)))
     except TypeError:
-        found = None
-    # The type check keeps True and 1.0, which hash like 1, from passing as dice.
-    if found is None or not all(type(d) is int for d in dice):
-        check_dice(dice if isinstance(dice, tuple) else None)
-        raise AssertionError("unreachable: every valid roll is in TABLE")  # pragma: no cover
-    return list(found)
+        dice = None
+    return list(TABLE[check_dice(dice)])
 
 
 def roll_key(dice: Sequence[int]) -> str:
