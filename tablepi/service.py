@@ -146,6 +146,7 @@ class Service:
         self._camera: Any = None
         self._camera_changed = False
         self._heartbeat = time.monotonic()
+        self._hardware: Any = None
         self.controller: Any = None
         self._controller_kind: str | None = None
         self._controller_ready = False
@@ -174,7 +175,7 @@ class Service:
             open_devices = None
         if open_devices is not None:
             try:
-                devices = open_devices(self.config, self.simulated)
+                devices = open_devices(self.config, self.simulated, on_camera_event=self._camera_event)
                 found = {
                     "display": getattr(devices, "display", None),
                     "buttons": getattr(devices, "buttons", None),
@@ -235,22 +236,22 @@ class Service:
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout=1.0)
-        for name in ("buttons", "buzzer"):
-            device = self._devices.get(name)
-            if device is not None:
+        if self._hardware is not None:
+            self._hardware.close()
+        else:
+            parts = [self._devices.get("buttons"), self._devices.get("buzzer"), self._camera, self.display]
+            for part in parts:
+                if part is None:
+                    continue
                 try:
-                    device.close()
+                    part.close()
                 except Exception:
-                    log.exception("closing %s", name)
-        if self._camera is not None:
+                    log.exception("closing %r", part)
+        if self._camera is not None and self._camera is not self._devices.get("camera"):
             try:
                 self._camera.close()
             except Exception:
                 log.exception("closing the camera")
-        try:
-            self.display.close()
-        except Exception:
-            log.exception("closing the display")
         self.store.close()
 
     # -- controllers ----------------------------------------------------------
