@@ -513,6 +513,8 @@ def _draw_die(img: np.ndarray, die: SyntheticDie) -> None:
 class ResilientCamera(Camera):
     """Grabs frames on a background thread and survives a failing source.
 
+    Grabbing starts at once, or with ``start=False`` on the first ``read()``
+    (so a camera nobody uses costs nothing).
     ``read()`` returns the latest frame, waiting at most one frame period for
     a fresh one, so a slow or stuck camera never stalls its caller. A source
     that raises, or returns nothing several times running, is closed and
@@ -533,6 +535,7 @@ class ResilientCamera(Camera):
         max_backoff: float = 5.0,
         stale_after: float | None = None,
         name: str = "camera",
+        start: bool = True,
     ):
         self._open_fn = open_fn
         self.on_event = on_event
@@ -552,8 +555,17 @@ class ResilientCamera(Camera):
         self._stop = threading.Event()
         self._source: Camera | None = None
         self.reopens = 0
-        self._thread = threading.Thread(target=self._run, name=f"{name}-grabber", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Start grabbing (done by the first read() when not started at once)."""
+        with self._start_lock:
+            if self._thread is None and not self._stop.is_set():
+                self._thread = threading.Thread(target=self._run, name=f"{self.name}-grabber", daemon=True)
+                self._thread.start()
 
     @property
     def connected(self) -> bool:
@@ -578,6 +590,8 @@ class ResilientCamera(Camera):
         return self._size or (0, 0)
 
     def read(self) -> np.ndarray | None:
+        if self._thread is None:
+            self.start()
         deadline = time.monotonic() + self.frame_period
         with self._cond:
             while self._seq == self._read_seq and not self._stop.is_set():
@@ -608,8 +622,9 @@ class ResilientCamera(Camera):
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
-        # A driver stuck inside read() is left behind (the thread is a daemon).
-        self._thread.join(timeout=1.0)
+        if self._thread is not None:
+            # A driver stuck inside read() is left behind (the thread is a daemon).
+            self._thread.join(timeout=1.0)
         self._close_source()
 
     def __repr__(self) -> str:
@@ -753,13 +768,13 @@ def open_camera(
     *,
     on_event: EventHandler | None = None,
     seed: int = 0,
+    start: bool = True,
 ) -> ResilientCamera:
     """The camera for the ``[camera]`` settings, wrapped so it survives failures."""
     source = choose_source(cfg, simulate)
     fps = float(getattr(cfg, "fps", 15))
     size = (int(getattr(cfg, "width", 640)), int(getattr(cfg, "height", 480)))
-    camera = ResilientCamera(
-        source_opener(cfg, source, seed=seed), on_event, 1 / fps, size=size, name=f"{source} camera"
-    )
+    opener = source_opener(cfg, source, seed=seed)
+    camera = ResilientCamera(opener, on_event, 1 / fps, size=size, name=f"{source} camera", start=start)
     camera.kind = source
     return camera

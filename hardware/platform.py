@@ -57,6 +57,11 @@ class Devices:
     pin_factory: Any = None
     messages: list[str] = field(default_factory=list)
 
+    @property
+    def problems(self) -> list[str]:
+        """What could not be opened, one message each (same as ``messages``)."""
+        return self.messages
+
     def close(self) -> None:
         for part in (self.camera, self.buttons, self.buzzer, self.display):
             if part is None:
@@ -131,5 +136,6 @@ def open_devices(
         note(f"buzzer could not be opened on pin {buzzer_pin} ({exc}); continuing silently")
         buzzer = TableBuzzer(None)
 
-    camera = open_camera(cfg.camera, simulate, on_event=on_camera_event)
+    # The camera starts grabbing on its first read(): a table that never looks costs nothing.
+    camera = open_camera(cfg.camera, simulate, on_event=on_camera_event, start=False)
     return Devices(buttons, display, buzzer, camera, simulate, factory, messages)
