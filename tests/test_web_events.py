@@ -313,3 +313,24 @@ def test_display_events_carry_the_mirror_version_and_never_the_coin(service):
         stream.close()
     finally:
         service.display.close()
+
+
+def test_closing_the_server_ends_open_streams(service):
+    app = web.create_app(service, {"SSE_HEARTBEAT": 5})
+    srv = make_server(app, "127.0.0.1", 0, threads=4)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    sock = open_stream(srv.effective_port)
+    read_until(sock, b"event: state", bytearray())
+    started = time.monotonic()
+    srv.close()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert time.monotonic() - started < 4
+    sock.settimeout(5)
+    rest = b""
+    while chunk := sock.recv(65536):
+        rest += chunk
+    sock.close()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", srv.effective_port), timeout=1).close()

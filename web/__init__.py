@@ -53,6 +53,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["tablepi.oled"] = device.OledCache()
     app.extensions["tablepi.streams"] = events.StreamCount()
+    app.extensions["tablepi.encoded"] = events.EncodedEvents()
 
     app.register_blueprint(api.bp)
     app.register_blueprint(auth.bp)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -51,6 +52,7 @@ def stream(
     heartbeat: float,
     queue: int,
     display: Callable[[], int | None] | None = None,
+    encoded: EncodedEvents | None = None,
 ) -> Iterator[bytes]:
     """The stream's messages. ``display`` gives the OLED mirror's version
     (see ``web.device``): "display" events carry that version instead of the
@@ -58,6 +60,7 @@ def stream(
     not changed."""
     # Subscribe before reading history or state, so nothing published in
     # between is lost; duplicates are skipped by id below.
+    encoded = encoded if encoded is not None else EncodedEvents()
     sub = table.subscribe(maxsize=queue)
     try:
         # The retry hint makes browsers reconnect quickly after a restart.
@@ -68,7 +71,7 @@ def stream(
             yield _state_event(table)
             backlog = []
         for event in backlog:
-            message = _render(event, display)
+            message = _render(event, display, encoded)
             if message is not None:
                 yield message
             sent = max(sent, event.id)
@@ -79,7 +82,7 @@ def stream(
             elif event.type == "missed":
                 yield _state_event(table)
             elif event.id > sent:
-                message = _render(event, display)
+                message = _render(event, display, encoded)
                 if message is not None:
                     yield message
                 sent = event.id
@@ -87,15 +90,35 @@ def stream(
         sub.close()
 
 
-def _render(event: Any, display: Callable[[], int | None] | None) -> bytes | None:
+class EncodedEvents:
+    """Each event encoded once for every viewer: with fifty phones and a TV
+    watching, encoding the state fifty times would cost more than the command."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._lock = threading.Lock()
+        self._size = size
+        self._messages: OrderedDict[int, bytes] = OrderedDict()
+
+    def get(self, event: Any) -> bytes:
+        with self._lock:
+            message = self._messages.get(event.id)
+        if message is None:
+            message = format_event(event.type, event.data, event.id)
+            with self._lock:
+                self._messages[event.id] = message
+                while len(self._messages) > self._size:
+                    self._messages.popitem(last=False)
+        return message
+
+
+def _render(event: Any, display: Callable[[], int | None] | None, encoded: EncodedEvents) -> bytes | None:
     """One event as a message, or None for a "display" event with nothing new to show."""
-    data = event.data
     if event.type == "display":
         version = display() if display is not None else None
         if version is None:
             return None
-        data = {"version": version}
-    return format_event(event.type, data, event.id)
+        return format_event(event.type, {"version": version}, event.id)
+    return encoded.get(event)
 
 
 def _state_event(table: Any) -> bytes:
@@ -168,6 +191,7 @@ def events():
                 float(config["SSE_HEARTBEAT"]),
                 int(config["SSE_QUEUE"]),
                 _display_version(service, current_app.extensions["tablepi.oled"]),
+                current_app.extensions["tablepi.encoded"],
             ),
             count,
         )
