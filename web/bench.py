@@ -181,6 +181,15 @@ def _memory_kb(pid: int, field: str) -> int | None:
     return None
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU time the process has used."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
     clients, rate, seconds = args.clients, args.rate, args.seconds
     if clients < 1 or rate <= 0 or seconds <= 0:
@@ -234,6 +243,7 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
     # The mission timer started and paused in turn: always legal, one "state" event each.
     sent: dict[int, float] = {}
     refused = 0
+    cpu_start = _cpu_seconds(child.pid)
     total = int(rate * seconds)
     start = time.monotonic()
     peak_rss = rss_start or 0
@@ -251,6 +261,7 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
         if k % max(1, int(rate)) == 0:
             peak_rss = max(peak_rss, _memory_kb(child.pid, "VmRSS") or 0)
     elapsed = time.monotonic() - start
+    cpu_end = _cpu_seconds(child.pid)
 
     # Let the last events arrive.
     deadline = time.monotonic() + 5
@@ -284,6 +295,10 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
         )
     else:
         print("server memory:    not measurable on this system (no /proc)")
+    if cpu_start is not None and cpu_end is not None:
+        print(f"server CPU:       {100 * (cpu_end - cpu_start) / elapsed:.0f}% of one core")
+    if hasattr(os, "getloadavg"):
+        print(f"machine load:     {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (load inflates delays)")
     for error in viewers.errors[:5]:
         print(f"viewer error: {error}", file=sys.stderr)
     ok = lost == 0 and not refused and not viewers.errors
