@@ -125,9 +125,18 @@ class TableDisplay:
         return list(self._last_boxes)
 
     def png(self) -> bytes:
-        buf = io.BytesIO()
-        self.image.convert("L").save(buf, format="PNG")
-        return buf.getvalue()
+        """What is on the screen now, as PNG bytes (secret or not: check ``secret``)."""
+        with self._lock:
+            return _png(self._image)
+
+    def public_png(self) -> tuple[int, bytes | None]:
+        """``(version, png)`` taken together, with None instead of a secret screen.
+
+        For mirrors of the screen (the web page): checking ``secret`` and then
+        calling ``png()`` could race with a coin being drawn in between.
+        """
+        with self._lock:
+            return self._version, (None if self._secret else _png(self._image))
 
     # --- screens -------------------------------------------------------------
 
@@ -224,6 +233,12 @@ class TableDisplay:
             self._version += 1
             if changed and name != "clear":
                 self.wake()
+
+
+def _png(image: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    image.convert("L").save(buf, format="PNG")
+    return buf.getvalue()
 
 
 def _test_pattern(p: screens.Painter) -> None:

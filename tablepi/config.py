@@ -298,6 +298,13 @@ def _text(what: str, *, allow_empty: bool = False) -> Callable:
     return check
 
 
+def _rotation(value: Any, key: str, report: Callable) -> int:
+    # Quarter turns would make the 128x64 screens portrait, which they are not laid out for.
+    if value in (0, 2) and not isinstance(value, bool):
+        return int(value)
+    raise _Bad("0, or 2 for a screen mounted upside down")
+
+
 _PIN = "a BCM pin number 0-27"
 _check_pin = _int_range(0, 27, _PIN)
 
@@ -370,7 +377,7 @@ _DISPLAY = {
     "port": (_int_range(0, 99, "an I2C bus number such as 1"), "I2C bus"),
     "address": (_int_range(0x03, 0x77, "an I2C address 0x03-0x77 such as 0x3C"), "I2C address"),
     "idle_seconds": (_number_range(0, 86400, "seconds 0-86400 (0 never dims)"), "dim after"),
-    "rotate": (_int_range(0, 3, "0, 1, 2 or 3 (quarter turns)"), "rotation"),
+    "rotate": (_rotation, "rotation"),
 }
 _BUZZER = {"pin": (_check_buzzer_pin, "BCM pin or false")}
 _CAMERA = {

@@ -24,7 +24,7 @@ BAD_VALUES = [
     ({"display": {"port": -1}}, "display.port", "I2C bus"),
     ({"display": {"address": 0x90}}, "display.address", "I2C address"),
     ({"display": {"idle_seconds": -5}}, "display.idle_seconds", "seconds"),
-    ({"display": {"rotate": 90}}, "display.rotate", "quarter turns"),
+    ({"display": {"rotate": 1}}, "display.rotate", "upside down"),
     ({"buzzer": {"pin": "gpio18"}}, "buzzer.pin", "false for no buzzer"),
     ({"buzzer": {"pin": 17}}, "buzzer.pin", "already used"),
     ({"camera": {"source": "webcam"}}, "camera.source", '"opencv"'),

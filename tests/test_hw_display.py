@@ -172,6 +172,17 @@ def test_new_content_wakes_a_dimmed_screen(display, clock):
     assert not display.dimmed
 
 
+def test_public_png_hides_the_coin(display):
+    display.countdown(30)
+    version, png = display.public_png()
+    assert version == display.version and png == display.png()
+    display.coin("human")
+    version, png = display.public_png()
+    assert png is None and version == display.version
+    display.clear()
+    assert display.public_png()[1] is not None
+
+
 def test_png_is_the_image(display):
     display.countdown(42)
     data = display.png()
