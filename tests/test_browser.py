@@ -7,6 +7,7 @@ artifacts/screenshots/.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -276,3 +277,46 @@ def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
     assert tv.errors == [] and ann.errors == [] and ben.errors == []
     ann.context.close()
     ben.context.close()
+
+
+def test_setup_layout_editor_makes_a_custom_board(table, phone, tmp_path):
+    phone.goto(table.base + "/setup")
+    sign_in(phone, table.pin)
+    phone.select_option("#layout-base", "B")
+    assert phone.get_attribute("#editor [data-sq='1:3']", "aria-label").endswith("pink")
+    phone.click("#editor [data-sq='3:1']")  # empty -> rocket
+    for _ in range(2):
+        phone.click("#editor [data-sq='1:3']")  # pink star -> blue star -> empty
+    phone.fill("#layout-name", "Kitchen board")
+    phone.click("#layout-save")
+    with phone.expect_download() as download:
+        phone.click("#layout-download")
+    saved = json.loads(download.value.path().read_text())
+    assert saved["name"] == "Kitchen board"
+    assert {"column": "3", "row": 1} in saved["rockets"]
+    assert {"column": "1", "row": 3} not in saved["pink_stars"] + saved["blue_stars"]
+
+    # A layout file loads into the editor; a broken one is refused in plain words.
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rockets": [{"column": "9", "row": 2}]}')
+    phone.set_input_files("#layout-upload", str(bad))
+    phone.wait_for_function("document.getElementById('layout-msg').textContent.includes('Could not read')")
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"name": "Other", "rockets": [{"column": "straight", "row": 7}]}))
+    phone.set_input_files("#layout-upload", str(other))
+    phone.wait_for_function("document.getElementById('layout-name').value === 'Other'")
+    assert phone.get_attribute("#editor [data-sq='straight:7']", "aria-label").endswith("rocket")
+
+    phone.check("input[name=kind][value=beam_me_up]")
+    phone.fill("#players input[data-i='0']", "Ann")
+    phone.fill("#players input[data-i='1']", "Ben")
+    phone.select_option("#players select[data-board='0']", "custom:Kitchen board")
+    phone.click("#players [data-up='1']")  # Ben starts
+    phone.click("#start-game")
+    phone.wait_for_url(table.base + "/")
+    players = table.state()["game"]["state"]["players"]
+    assert [p["name"] for p in players] == ["Ben", "Ann"]
+    assert players[1]["layout"]["name"] == "Kitchen board"
+    assert {"column": "3", "row": 1} in players[1]["layout"]["rockets"]
+    assert players[0]["layout"]["name"] == "Board B"
+    assert phone.errors == []
