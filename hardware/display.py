@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from luma.core.device import dummy
+from luma.core.error import Error as LumaError
 from luma.core.render import canvas
 from PIL import Image
 
@@ -73,6 +74,7 @@ class TableDisplay:
         self._dimmed = False
         self._last_activity = clock()
         self._last_boxes: list[tuple[int, int, int, int]] = []
+        self._write_ok = True
         self._contrast(BRIGHT)
         self.clear()
 
@@ -86,6 +88,11 @@ class TableDisplay:
     def simulated(self) -> bool:
         """True when no real OLED is attached (luma's dummy device stands in)."""
         return isinstance(self._device, dummy)
+
+    @property
+    def responding(self) -> bool:
+        """False after the last write to the OLED failed (the image is still kept)."""
+        return self._write_ok
 
     @property
     def image(self) -> Image.Image:
@@ -221,9 +228,16 @@ class TableDisplay:
                 with frame as draw:
                     p = screens.Painter(draw, self._device.size)
                     painter(p, *args)
-            except OSError as exc:
-                # The OLED vanished mid-game (loose wire): keep the picture, keep going.
-                log.warning("OLED write failed: %s", exc)
+            except (OSError, LumaError) as exc:
+                # The OLED vanished mid-game (loose wire): keep the picture, keep going,
+                # and say so once rather than on every redraw.
+                if self._write_ok:
+                    log.warning("OLED write failed: %s; the screen is kept for the web page", exc)
+                self._write_ok = False
+            else:
+                if not self._write_ok:
+                    log.info("OLED responding again")
+                self._write_ok = True
             image = frame.image.convert("1") if frame.image.mode != "1" else frame.image
             changed = image.tobytes() != self._image.tobytes()
             self._image = image

@@ -205,6 +205,23 @@ def test_missing_oled_degrades_to_dummy(caplog):
     assert TableDisplay(device).simulated
 
 
+def test_oled_vanishing_mid_game_keeps_the_table_running(clock, caplog):
+    from luma.core.error import DeviceNotFoundError
+
+    device = dummy(width=128, height=64, mode="1")
+    d = TableDisplay(device, clock=clock)
+    real_display = device.display
+    device.display = lambda image: (_ for _ in ()).throw(DeviceNotFoundError("I2C device not found"))
+    d.countdown(12)
+    d.countdown(11)
+    assert not d.responding and d.screen == "countdown"
+    assert caplog.text.count("OLED write failed") == 1  # said once, not on every redraw
+    device.display = real_display
+    d.countdown(10)
+    assert d.responding
+    assert differ(d.image, device.image) == 0
+
+
 def test_rotated_dummy_still_128x64(clock):
     class Cfg:
         rotate = 2
