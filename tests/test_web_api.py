@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import web
 from tablepi.events import EventBus
@@ -255,3 +257,48 @@ def test_state_survives_a_new_app_on_the_same_store(tmp_path):
         assert state["game"]["state"]["leader"] == "Cat"
     finally:
         again.store.close()
+
+
+# -- anything at all ---------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
+    max_leaves=20,
+)
+COMMAND_TYPES = ["new_game", "end_game", "undo", "leader", "partner", "vote", "timer_start", "result",
+                 "roll", "add", "coin", "flip"]
+commands = st.fixed_dictionaries(
+    {"type": st.sampled_from(COMMAND_TYPES)},
+    optional={"player": json_values, "kind": json_values, "settings": json_values, "votes": json_values,
+              "winner": json_values, "dice": json_values, "manual": json_values, "extra": json_values},
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.one_of(json_values, commands))
+def test_any_json_body_gets_a_clear_answer_never_a_500(client, body):
+    r = post(client, body)
+    assert r.status_code in (200, 400, 409), (body, r.status_code, r.data[:300])
+    assert set(r.json) >= ({"error", "rule"} if r.status_code != 200 else {"seq", "game"})
+
+
+def test_page_errors_are_plain_text_without_internals(service):
+    app = web.create_app(service)
+
+    @app.get("/boom")
+    def boom():
+        raise RuntimeError("internal detail")
+
+    r = app.test_client().get("/boom")
+    assert r.status_code == 500 and r.mimetype == "text/plain"
+    assert b"internal detail" not in r.data
+
+
+def test_app_is_never_in_debug_and_takes_config(service):
+    app = web.create_app(service, {"SSE_HEARTBEAT": 1.5})
+    assert app.debug is False
+    assert app.config["SSE_HEARTBEAT"] == 1.5
+    assert app.extensions["tablepi"] is service
+    assert len(app.config["SECRET_KEY"]) >= 32
+    assert web.create_app(service).config["SECRET_KEY"] == app.config["SECRET_KEY"]
