@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
@@ -44,7 +46,7 @@ def test_open_devices_in_simulation():
         got = []
         devices.buttons.when_input = lambda name, long: got.append((name, long))
         # A button press also wakes a dimmed screen.
-        devices.display.tick(devices.display._last_activity + 10_000)
+        devices.display.tick(time.monotonic() + 10_000)
         assert devices.display.dimmed
         assert sim.press(devices.buttons, "B")
         assert got == [("B", False)]
