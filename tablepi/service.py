@@ -145,6 +145,7 @@ class Service:
         self._camera_wanted = camera
         self._camera: Any = None
         self._camera_changed = False
+        self._settling_frames = 0  # frames the settle detector has seen since its reset
         self._heartbeat = time.monotonic()
         self._hardware: Any = None
         self.controller: Any = None
@@ -390,7 +391,7 @@ class Service:
         camera = self._synthetic_camera()
         if camera is None:
             raise RuntimeError("the dice can be rolled from the web only with the synthetic camera")
-        if camera is True:
+        if camera is True or (self._controller_kind == "beam_me_up" and self._settling_frames < 2):
             raise RuntimeError("the camera is still starting; try again in a moment")
         kept_values = self._kept_values()
         keep: list[int] = []
@@ -478,6 +479,7 @@ class Service:
                 # Frames from before a loss say nothing about the dice now.
                 self._camera_changed = False
                 settler.reset()
+                self._settling_frames = 0
                 rolled = False
             if frame is None:
                 self._stop.wait(period)
@@ -487,6 +489,7 @@ class Service:
             if self._controller_kind == "beam_me_up":
                 try:
                     event = settler.feed(frame, time.monotonic())
+                    self._settling_frames += 1
                 except Exception:
                     log.exception("the dice reader failed on a frame")
                     event = None
@@ -500,6 +503,7 @@ class Service:
                     rolled = False
             else:
                 settler.reset()
+                self._settling_frames = 0
             self._stop.wait(max(0.0, period - (time.monotonic() - started)))
 
     def _on_reading(self, frame: Any, dice: list[Any], regions: Any, rolled: bool = True) -> None:
