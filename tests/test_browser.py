@@ -104,6 +104,21 @@ def test_phone_move_shows_on_tv_within_a_second(table, tv, phone):
     assert tv.locator("#roll-dice .die.manual").count() == 5  # marked as entered by hand
     assert "full house" in tv.inner_text("#live")
 
+    # Set the three 2s aside and roll the other two again, by hand.
+    for i in range(3):
+        phone.click(f"#roll-dice [data-die-index='{i}']")
+    phone.click("[data-open-roll]")
+    assert phone.locator("#rc-slots .die.kept").count() == 3
+    for value in (6, 6):
+        phone.click(f"#rc-pad [data-pick='{value}']")
+    seq = live_seq(tv)
+    phone.click("#rc-send")
+    tv.wait_for_function(f"document.querySelector('#live .state').dataset.seq > {seq}", timeout=1000)
+    state = table.state()["game"]["state"]
+    assert state["dice"] == [2, 2, 2, 6, 6] and state["kept"] == [2, 2, 2] and state["roll"] == 2
+    assert tv.locator("#roll-dice .die.kept").count() == 3
+    assert "roll 2 of 3" in tv.inner_text(".tv-status")
+
     # Choose the option and move one part; the TV's board follows.
     phone.click("#options button")
     phone.wait_for_selector("#parts form")

@@ -232,3 +232,53 @@ def test_helpers():
     assert [r["row"] for r in board["rows"]] == [7, 6, 5, 4, 3, 2, 1, 0]
     square = board["rows"][5]["squares"][0]
     assert square == {"column": "1", "special": "rocket", "counter": True}
+
+
+def test_beam_me_up_phone_offers_bonus_squares_and_wildcard_columns(service, client):
+    service.table.submit({"type": "new_game", "kind": "beam_me_up", "settings": {
+        "players": [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "B"}]}})
+    submit = service.table.submit
+    submit({"type": "advantage", "columns": ["6"]})
+    # Ann: a pair of 5s ends on board A's rocket at column 5, row 1.
+    submit({"type": "roll", "dice": [5, 5, 1, 2, 4]})
+    submit({"type": "choose", "option": 0})
+    submit({"type": "move", "part": 0})
+    phone = get(client, "/")
+    assert "bonus square owed" in phone
+    bonus = re.findall(r'data-command=\'\{"type":"bonus","column":"([^"]+)"\}\'', phone)
+    assert bonus == ["1", "2", "3", "4", "5", "6", "straight"]
+    submit({"type": "bonus", "column": "3"})  # Ann's 3 climbs to row 1
+    submit({"type": "roll", "dice": [6, 6, 1, 2, 4]})  # Ben
+    submit({"type": "choose", "option": 0})
+    submit({"type": "move", "part": 0})
+    submit({"type": "roll", "dice": [3, 1, 2, 5, 5]})  # Ann passes
+    submit({"type": "end_turn"})
+    state = service.table.public_state()["game"]["state"]
+    assert state["turn"]["name"] == "Ben"
+    submit({"type": "roll", "dice": [1, 1, 2, 3, 5]})  # Ben
+    submit({"type": "end_turn"})
+    submit({"type": "roll", "dice": [3, 3, 1, 2, 6]})  # Ann: pair of 3s: row 1 -> 2, board A's blue star
+    submit({"type": "choose", "option": 0})
+    submit({"type": "move", "part": 0})
+    submit({"type": "roll", "dice": [1, 1, 2, 3, 5]})  # Ben
+    submit({"type": "end_turn"})
+    submit({"type": "roll", "dice": [4, 4, 1, 2, 6]})  # Ann, on a blue star: wildcard
+    submit({"type": "choose", "option": 0})
+    phone = get(client, "/")
+    assert "Wildcard (B9)" in phone
+    assert re.search(r'data-form-command=\'\{"type":"move","part":0\}\'.*?<select name="column"', phone, re.S)
+
+
+def test_outer_space_bridge_phase_offers_the_vote(service, client):
+    play(service, "outer_space")
+    for _ in range(3):
+        service.table.submit({"type": "next_phase"})
+    phone = get(client, "/")
+    assert 'data-form-command=\'{"type":"vote"}\'' in phone
+    voters = re.findall(r'name="votes\.([^"]+)"', phone)
+    assert voters == ["Ann", "Ben", "Eve", "Fay"]  # Cat led and Dan went: neither may lead next (T4)
+    assert 'name="tie_break"' in phone
+    service.table.submit({"type": "vote", "votes": {"Ann": 4, "Eve": 2}})
+    tv = get(client, "/tv")
+    assert 'id="os-leader">Ann<' in tv and "Mission <b>2</b>" in tv
+    assert re.search(r"<td>Cat</td><td>Dan</td>\s*<td>Ann 4, Eve 2</td>", tv)
