@@ -15,6 +15,7 @@ from tablepi.games.beam_me_up.board import Layout, default_layouts, layout_from_
 from tablepi.games.beam_me_up.options import COLUMNS, TABLE, Option, check_dice
 from tablepi.games.errors import RuleError
 
+_INT_ONLY = {int}
 PHASES = ("advantage", "rolling", "moving", "bonus", "over")
 MAX_ROLLS = 3  # B11
 _COLUMN_INDEX = {column: i for i, column in enumerate(COLUMNS)}
@@ -28,8 +29,11 @@ _FIELDS = {
 }
 
 
-def _where(column: str) -> str:
-    return "the straight column" if column == "straight" else f"column {column}"
+# Plain words computed once, for the notes written on every move.
+_WHERE = {c: ("the straight column" if c == "straight" else f"column {c}") for c in COLUMNS}
+_SQUARES = {n: f"{n} square" if n == 1 else f"{n} squares" for n in range(8)}
+# Dice shown in the roll note, sorted, by sorted roll.
+_SHOWN = {key: " ".join(map(str, key)) for key in TABLE}
 
 
 def _plural(n: int, word: str) -> str:
@@ -322,8 +326,9 @@ class BeamMeUp:
             raise RuleError("B10", "the advantage moves counters in different columns")
         for column in columns:
             self._rows[seat][_COLUMN_INDEX[column]] += 1
+        moved = ", ".join(_WHERE[c] for c in columns)
         effects.append(
-            f"starting player's advantage (B10): {name} moves {', '.join(map(_where, columns))} up one square"
+            f"starting player's advantage (B10): {name} moves {moved} up one square"
             " (no rockets, no cool downs)"
         )
         self._due += 1
@@ -346,7 +351,7 @@ class BeamMeUp:
         stored: dict[str, Any] = {"type": "roll", "dice": list(dice)}
         kept = command.get("kept")
         if kept is not None:
-            if not isinstance(kept, list) or any(type(v) is not int for v in kept):
+            if not isinstance(kept, list) or not {*map(type, kept)} <= _INT_ONLY:
                 raise RuleError("command", "kept must be a list of die values")
             if kept and self._dice is None:
                 raise RuleError("B11", "nothing can be set aside before the first roll")
@@ -362,7 +367,7 @@ class BeamMeUp:
         self._dice = list(dice)
         self._options = list(TABLE[key])
         name = self._names[self._active]
-        shown = " ".join(map(str, dice))
+        shown = _SHOWN[key]
         if self._kept:
             shown += f" (set aside: {' '.join(map(str, self._kept))})"
         if self._options:
@@ -415,7 +420,7 @@ class BeamMeUp:
         column = _column(command) if given else own
         if column != own and not self._wildcard:
             raise RuleError(
-                "B9", f"this part moves {_where(own)}; another column needs a counter on a blue star"
+                "B9", f"this part moves {_WHERE[own]}; another column needs a counter on a blue star"
             )
         stored = {"type": "move", "part": part}
         if given:
@@ -431,7 +436,7 @@ class BeamMeUp:
         rows[c] = new
         self._parts_left.remove(part)
         via = " (wildcard, B9)" if column != own else ""
-        effects.append(f"{name} moves {_where(column)} up {_plural(moved, 'square')} to row {new}{via}")
+        effects.append(f"{name} moves {_WHERE[column]} up {_SQUARES[moved]} to row {new}{via}")
         if moved < squares:
             effects.append(f"top of the column (B6): {_plural(squares - moved, 'square')} forfeited")
         if moved >= 2:
@@ -451,13 +456,13 @@ class BeamMeUp:
             name = self._names[other]
             row = self._rows[other][c]
             if row == 0:
-                effects.append(f"cool down (B7): {name}'s counter in {_where(column)} is on row 0 and stays")
+                effects.append(f"cool down (B7): {name}'s counter in {_WHERE[column]} is on row 0 and stays")
             elif (c, row) in self._stars[other]:
                 star = "blue" if (c, row) in self._blue[other] else "pink"
                 effects.append(f"{name}'s counter on a {star} star is safe from the cool down (B7)")
             else:
                 self._rows[other][c] = row - 1
-                effects.append(f"cool down (B7): {name}'s counter in {_where(column)} moves down 1")
+                effects.append(f"cool down (B7): {name}'s counter in {_WHERE[column]} moves down 1")
                 if (c, row - 1) in self._rockets[other]:
                     effects.append(f"{name}'s counter was cooled onto a rocket: no bonus (B8)")
 
@@ -471,13 +476,13 @@ class BeamMeUp:
         top = self._top[seat]
         if rows[c] >= top:
             raise RuleError(
-                "B8", f"the counter in {_where(column)} is at the top; give the bonus square to another"
+                "B8", f"the counter in {_WHERE[column]} is at the top; give the bonus square to another"
             )
         rows[c] += 1
         self._bonus -= 1
         name = self._names[seat]
         effects.append(
-            f"rocket bonus (B8): {name} moves {_where(column)} up 1 to row {rows[c]} (no cool down)"
+            f"rocket bonus (B8): {name} moves {_WHERE[column]} up 1 to row {rows[c]} (no cool down)"
         )
         if (c, rows[c]) in self._rockets[seat]:
             self._bonus += 1
