@@ -196,7 +196,10 @@ class BeamMeUp:
         if not isinstance(command, dict):
             raise RuleError("command", "a command is an object with a type")
         kind = command.get("type")
-        fields = _FIELDS.get(kind) if isinstance(kind, str) else None
+        try:
+            fields = _FIELDS.get(kind)
+        except TypeError:  # an unhashable type, such as a list
+            fields = None
         if fields is None:
             raise RuleError("command", f"unknown command type {kind!r}; one of {', '.join(_FIELDS)}")
         if not fields.issuperset(command):
@@ -357,7 +360,7 @@ class BeamMeUp:
                 raise RuleError("B11", "nothing can be set aside before the first roll")
             if kept and _without(self._dice, kept) is None:
                 raise RuleError("B11", f"the dice set aside {kept} are not in the last roll {self._dice}")
-            if _without(dice, kept) is None:
+            if kept and _without(dice, kept) is None:
                 raise RuleError("B11", f"the dice set aside {kept} are not in this roll {list(dice)}")
             stored["kept"] = list(kept)
             self._kept = list(kept)
