@@ -335,3 +335,31 @@ def test_setup_layout_editor_makes_a_custom_board(table, phone, tmp_path):
     assert {"column": "3", "row": 1} in players[1]["layout"]["rockets"]
     assert players[0]["layout"]["name"] == "Board B"
     assert phone.errors == []
+
+
+NARROW_GAMES = {
+    "beam_me_up": {"players": [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "B"},
+                               {"name": "Cat", "board": "C"}, {"name": "Dan", "board": "D"}]},
+    "outer_space": {"players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]},
+    "space_beans": {"players": ["Annabelle", "Benedict", "Catherine", "Dan", "Eve", "Fay"]},
+}
+
+
+def test_pages_fit_a_360_pixel_phone(table, browser):
+    ctx = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    ctx.set_default_timeout(5000)
+    page = ctx.new_page()
+    errors = page_errors(page)
+    page.goto(table.base + "/setup")
+    sign_in(page, table.pin)
+    for kind, settings in NARROW_GAMES.items():
+        table.command({"type": "new_game", "kind": kind, "settings": settings})
+        for path in ("/", "/setup", "/device"):
+            page.goto(table.base + path)
+            page.wait_for_selector("#link-status.online")
+            if path == "/" and kind == "space_beans":
+                page.click("#beans-who button >> nth=0")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 360, f"{path} with {kind} is {width} px wide"
+    assert errors == []
+    ctx.close()
