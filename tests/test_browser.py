@@ -247,7 +247,8 @@ def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
     for turn in range(4):
         if turn:
             # The trophy a close-out yields is shown before it is confirmed.
-            assert ann.inner_text("#beans-closeout-preview") == "9 cards: the 9 becomes a trophy worth 9 (S2)"
+            preview = ann.inner_text("#beans-closeout-preview")
+            assert preview == "9 cards with a 9: closing out gives a trophy worth 9 (S2)"
             beans_act(table, phones, lambda: ann.click("#beans-closeout-send"))
             tv.wait_for_function(
                 f"document.querySelector(\"[data-player='Ann'] .beans-total\").textContent === '{9 * turn}'",

@@ -26,9 +26,21 @@
   function scoreWords(cards) {
     var n = cards.length;
     if (!n) return "";
-    var t = score(cards);
-    return t ? n + " cards: the " + n + " becomes a trophy worth " + t + " (S2)"
-             : n + " cards: no card shows " + n + ", so no trophy (S2)";
+    return score(cards)
+      ? n + " cards with a " + n + ": closing out gives a trophy worth " + n + " (S2)"
+      : n + " cards, none shows " + n + ": closing out gives no trophy (S2)";
+  }
+
+  // The deck has one card of each value 1..3 and two of each 4..9 per bean (S1).
+  function deckProblem(bean, cards) {
+    var counts = {};
+    for (var i = 0; i < cards.length; i++) {
+      var v = cards[i];
+      counts[v] = (counts[v] || 0) + 1;
+      var copies = v <= 3 ? 1 : 2;
+      if (counts[v] > copies) return bean + " has only " + copies + " card" + (copies > 1 ? "s" : "") + " of value " + v + " (S1)";
+    }
+    return "";
   }
 
   function myIndex() {
@@ -102,7 +114,7 @@
     var local = secretCards(sec);
     $("beans-me").innerHTML =
       "<p><b>" + esc(p.name) + "</b>: " + p.trophy_points + " trophy points" +
-      (p.bonus ? " + " + p.bonus + " bonus" : "") + " (" + p.to_target + " to " + s.target + ")</p>" +
+      (p.bonus ? " + " + p.bonus + " bonus" : "") + " (" + p.to_target + " to go)</p>" +
       '<div class="small muted">Trophies</div><div class="bean-cards">' +
       (p.trophies.length ? cardsHtml(p.trophies.map(function (t) { return t.value; }), "trophy")
         : '<span class="muted">none yet</span>') + "</div>" +
@@ -176,7 +188,10 @@
     }
     $("beans-entry-title").textContent = title;
     $("beans-draft").innerHTML = draft.length ? cardsHtml(draft) : '<span class="muted">no cards yet</span>';
-    $("beans-preview").textContent = preview;
+    var known = mode === "add" && t === "open" && p.open ? p.open.cards.concat(draft) : draft;
+    var problem = mode === "add" && t === "secret" ? "" : deckProblem(beanSel.value, known);
+    $("beans-preview").textContent = problem || preview;
+    $("beans-preview").style.color = problem ? "var(--bad)" : "";
     $("beans-secret-note").textContent = note;
     $("beans-send").textContent = send;
     $("beans-send").disabled = !draft.length;
@@ -201,6 +216,7 @@
   $("beans-clear").addEventListener("click", function () { draft = []; renderEntry(); });
   panel.addEventListener("change", function (ev) {
     if (ev.target.name === "beans-target") { draft = []; renderEntry(); }
+    if (ev.target.id === "beans-bean") renderEntry();
   });
   $("beans-who").addEventListener("click", function (ev) {
     var b = ev.target.closest("[data-beans-player]");
