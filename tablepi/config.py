@@ -336,7 +336,8 @@ def _check_device(value: Any, key: str, report: Callable) -> int | str:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     if isinstance(value, str) and value.strip():
-        return value
+        # "1" in a config file means camera 1, not a video file named "1".
+        return int(value) if value.strip().isdigit() else value
     raise _Bad("a camera index (0, 1, ...) or a device path such as \"/dev/video0\"")
 
 

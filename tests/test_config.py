@@ -120,6 +120,7 @@ def test_buzzer_can_be_absent(tmp_path):
 def test_device_may_be_a_path_and_data_dir_expands():
     config = from_dict({"camera": {"device": "/dev/video2"}, "data_dir": "~/tp"})
     assert config.camera.device == "/dev/video2"
+    assert from_dict({"camera": {"device": "1"}}).camera.device == 1
     assert config.data_dir == Path("~/tp").expanduser()
 
 
