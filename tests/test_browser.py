@@ -158,6 +158,13 @@ def test_device_button_changes_the_screen(table, browser):
     assert after != before
     timer = table.state()["game"]["state"]["timer"]
     assert timer["state"] == "running"  # the same path as the real button
+    # A long press (the "hold" box) is A's other action: the timer resets.
+    page.check("#hold")
+    page.click("[data-button='A']")
+    deadline = time.monotonic() + 3
+    while table.state()["game"]["state"]["timer"]["state"] != "ready":
+        assert time.monotonic() < deadline, "a long press of A did not reset the timer"
+        time.sleep(0.05)
     natural = page.evaluate("document.getElementById('oled').naturalWidth")
     assert natural > 0
     assert page.evaluate("getComputedStyle(document.getElementById('oled')).imageRendering") == "pixelated"

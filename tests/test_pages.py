@@ -282,3 +282,14 @@ def test_outer_space_bridge_phase_offers_the_vote(service, client):
     tv = get(client, "/tv")
     assert 'id="os-leader">Ann<' in tv and "Mission <b>2</b>" in tv
     assert re.search(r"<td>Cat</td><td>Dan</td>\s*<td>Ann 4, Eve 2</td>", tv)
+
+
+def test_player_names_are_text_not_markup(service, client):
+    evil = '<img src=x onerror="alert(1)"></script>'
+    service.table.submit({"type": "new_game", "kind": "space_beans", "settings": {"players": [evil, "Ben"]}})
+    for path in ("/", "/tv", "/part/phone", "/part/tv"):
+        html = get(client, path)
+        assert evil not in html and "<img src=x" not in html
+    # The state handed to the page's scripts cannot close its script element.
+    script = re.search(r'<script type="application/json" id="state-json">(.*?)</script>', get(client, "/"), re.S)
+    assert "onerror" in script.group(1) and "<" not in script.group(1)

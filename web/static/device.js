@@ -78,7 +78,14 @@
     var dice = (r.dice || []).map(function (d) {
       return '<span class="die" title="confidence ' + Math.round((d.confidence || 0) * 100) + '%">' + TP.dieSvg(d.value) + "</span>";
     }).join("");
-    box.innerHTML = dice + (r.problem ? '<span class="small" style="color: var(--bad)">' + r.problem + "</span>" : "");
+    box.innerHTML = dice;
+    if (r.problem) {
+      var note = document.createElement("span");
+      note.className = "small";
+      note.style.color = "var(--bad)";
+      note.textContent = r.problem;
+      box.appendChild(note);
+    }
   }
 
   if (TP.events) {
