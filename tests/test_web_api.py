@@ -302,3 +302,27 @@ def test_app_is_never_in_debug_and_takes_config(service):
     assert app.extensions["tablepi"] is service
     assert len(app.config["SECRET_KEY"]) >= 32
     assert web.create_app(service).config["SECRET_KEY"] == app.config["SECRET_KEY"]
+
+
+def test_random_legal_beam_me_up_play_passes_the_schemas(client):
+    import random
+
+    from tablepi.games.beam_me_up import BeamMeUp
+    from tablepi.games.beam_me_up.randomplay import random_command
+
+    settings = {"players": [{"name": "Ann"}, {"name": "Ben"}, {"name": "Sam"}]}
+    r = post(client, {"type": "new_game", "kind": "beam_me_up", "settings": settings})
+    assert r.status_code == 200, r.json
+    mirror = BeamMeUp.from_settings(settings)
+    rng = random.Random(7)
+    kinds = set()
+    for _ in range(150):
+        if mirror.finished:
+            break
+        command = random_command(mirror, rng)
+        r = post(client, command)
+        assert r.status_code == 200, (command, r.json)
+        mirror.push(command)
+        kinds.add(command["type"])
+    assert {"advantage", "roll", "choose", "move"} <= kinds
+    assert r.json["game"]["state"] == mirror.public_view()
