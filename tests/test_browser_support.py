@@ -3,9 +3,8 @@ loudly, elsewhere; they never pass silently."""
 
 from __future__ import annotations
 
-import pytest
-
 import browser_support
+import pytest
 
 
 def test_missing_browser_fails_on_ci(monkeypatch, tmp_path):

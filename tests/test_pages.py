@@ -291,5 +291,6 @@ def test_player_names_are_text_not_markup(service, client):
         html = get(client, path)
         assert evil not in html and "<img src=x" not in html
     # The state handed to the page's scripts cannot close its script element.
-    script = re.search(r'<script type="application/json" id="state-json">(.*?)</script>', get(client, "/"), re.S)
+    page = get(client, "/")
+    script = re.search(r'<script type="application/json" id="state-json">(.*?)</script>', page, re.S)
     assert "onerror" in script.group(1) and "<" not in script.group(1)
