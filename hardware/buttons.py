@@ -184,7 +184,7 @@ class TableButtons:
             if not channel.down or channel.release_timer is not None:
                 return
             if self._bounce_time > 0:
-                timer = threading.Timer(self._bounce_time, self._settled, args=(channel,))
+                timer = threading.Timer(self._bounce_time, lambda: self._settled(channel, timer))
                 timer.daemon = True
                 channel.release_timer = timer
                 timer.start()
@@ -193,9 +193,10 @@ class TableButtons:
         if short:
             self._deliver(channel.name, False)
 
-    def _settled(self, channel: _Channel) -> None:
+    def _settled(self, channel: _Channel, timer: threading.Timer) -> None:
         with self._lock:
-            if channel.release_timer is None or self._closed:
+            # A timer cancelled too late to stop must not end a newer release's wait.
+            if channel.release_timer is not timer or self._closed:
                 return
             channel.release_timer = None
             short = self._finish(channel)
