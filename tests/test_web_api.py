@@ -326,3 +326,47 @@ def test_random_legal_beam_me_up_play_passes_the_schemas(client):
         kinds.add(command["type"])
     assert {"advantage", "roll", "choose", "move"} <= kinds
     assert r.json["game"]["state"] == mirror.public_view()
+
+
+@pytest.mark.parametrize(
+    "kind, command",
+    [
+        ("outer_space", {"type": "leader", "player": "Ann"}),
+        ("outer_space", {"type": "partner", "player": "Ben"}),
+        ("outer_space", {"type": "next_phase"}),
+        ("outer_space", {"type": "vote", "votes": {"Ann": 3, "Ben": 3}, "tie_break": "Ann"}),
+        ("outer_space", {"type": "vote", "votes": {"Ann": 4}}),
+        ("outer_space", {"type": "timer_start"}),
+        ("outer_space", {"type": "timer_pause"}),
+        ("outer_space", {"type": "timer_reset"}),
+        ("outer_space", {"type": "result", "winner": "aliens"}),
+        ("beam_me_up", {"type": "advantage", "columns": ["1", "5"]}),
+        ("beam_me_up", {"type": "roll", "dice": [2, 2, 4, 4, 6], "kept": [2, 2]}),
+        ("beam_me_up", {"type": "roll", "dice": [1, 2, 3, 4, 5], "manual": True}),
+        ("beam_me_up", {"type": "choose", "option": 0}),
+        ("beam_me_up", {"type": "move", "part": 1, "column": "4"}),
+        ("beam_me_up", {"type": "move", "part": 0}),
+        ("beam_me_up", {"type": "bonus", "column": "straight"}),
+        ("beam_me_up", {"type": "end_turn"}),
+        ("space_beans", {"type": "close_out", "player": 1}),
+        ("space_beans", {"type": "reveal", "player": 0, "bean": "Bohrion", "cards": [4, 4, 9]}),
+        ("space_beans", {"type": "add", "player": 2, "collection": "open", "bean": "Bohrion", "cards": [3]}),
+        ("space_beans", {"type": "add", "player": 2, "collection": "secret", "count": 2}),
+        ("space_beans", {"type": "end_turn"}),
+        ("space_beans", {"type": "final", "player": 0, "bean": "Moonbohnen", "cards": [5, 6]}),
+        (None, {"type": "new_game", "kind": "space_beans", "settings": {"players": ["Ann", "Ben"]}}),
+        (None, {"type": "undo"}),
+    ],
+)
+def test_every_documented_command_fits_its_schema(kind, command):
+    from web.commands import validate
+
+    validate(command, kind)
+    validate(command, None)  # with no game on the table: the table answers "no game"
+
+
+def test_a_command_of_another_game_is_unknown_while_a_game_is_on():
+    from web.commands import Malformed, validate
+
+    with pytest.raises(Malformed, match="unknown command type 'roll' in outer_space"):
+        validate({"type": "roll", "dice": [1, 2, 3, 4, 5]}, "outer_space")
