@@ -321,7 +321,8 @@ def test_result_finishes_and_freezes() -> None:
 
 
 @pytest.mark.parametrize("command", [None, "next_phase", {}, {"type": 3}, {"type": "fly"},
-                                     {"type": "partner"}, {"type": "partner", "player": 7}])
+                                     {"type": "partner"}, {"type": "partner", "player": 7},
+                                     {"type": "next_phase", "extra": {1, 2}}])
 def test_malformed_commands_change_nothing(command: object) -> None:
     g = started()
     before = g.to_dict()

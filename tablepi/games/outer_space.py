@@ -33,13 +33,18 @@ starts in Trek with the timer reset.
 
 from __future__ import annotations
 
-import copy
+import json
 import math
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
 from tablepi.games.errors import RuleError
+
+
+def _clone(data: Any) -> Any:
+    """A deep copy of plain JSON data (several times faster than copy.deepcopy)."""
+    return json.loads(json.dumps(data))
 
 MIN_PLAYERS = 6
 MAX_PLAYERS = 12
@@ -280,6 +285,9 @@ class OuterSpace:
         self._setup = setup(len(self._settings["players"]))
         self._state = self._initial_state()
         self._stack: list[dict[str, Any]] = []
+        # States before each command, kept in memory only; a game loaded from
+        # its saved form replays its commands to take one back instead.
+        self._before: list[dict[str, Any]] = []
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any]) -> OuterSpace:
@@ -316,34 +324,40 @@ class OuterSpace:
         return MissionTimer.from_dict(self._state["timer"])
 
     def push(self, command: dict[str, Any]) -> None:
-        new_state = self._apply(copy.deepcopy(self._state), command)
+        try:
+            record = _clone(command)
+        except (TypeError, ValueError):
+            raise RuleError("command", "a command must be plain JSON data") from None
+        new_state = self._apply(_clone(self._state), record)
+        self._before.append(self._state)
         self._state = new_state
-        self._stack.append(copy.deepcopy(command))
+        self._stack.append(record)
 
     def pop(self) -> dict[str, Any]:
         if not self._stack:
             raise RuleError("undo", "there is nothing to take back")
-        last = self._stack[-1]
-        state = self._initial_state()
-        for command in self._stack[:-1]:
-            state = self._apply(state, command)
-        self._state = state
-        self._stack.pop()
-        return last
+        if self._before:
+            self._state = self._before.pop()
+        else:
+            state = self._initial_state()
+            for command in self._stack[:-1]:
+                state = self._apply(state, command)
+            self._state = state
+        return self._stack.pop()
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "settings": copy.deepcopy(self._settings),
-            "state": copy.deepcopy(self._state),
-            "commands": copy.deepcopy(self._stack),
+            "settings": _clone(self._settings),
+            "state": _clone(self._state),
+            "commands": _clone(self._stack),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> OuterSpace:
         try:
             game = cls(data["settings"])
-            game._state = copy.deepcopy(data["state"])
-            game._stack = copy.deepcopy(data["commands"])
+            game._state = _clone(data["state"])
+            game._stack = _clone(data["commands"])
             MissionTimer.from_dict(game._state["timer"])
         except (KeyError, TypeError, ValueError) as exc:
             raise RuleError("saved-game", f"not a saved Outer Space game: {exc}") from None
@@ -358,10 +372,10 @@ class OuterSpace:
             "phases": list(PHASES),
             "leader": s["leader"],
             "partner": s["partner"],
-            "previous": copy.deepcopy(s["previous"]),
+            "previous": _clone(s["previous"]),
             "partner_choices": self._partner_choices(s),
             "leader_choices": self._leader_choices(s),
-            "history": copy.deepcopy(s["history"]),
+            "history": _clone(s["history"]),
             "setup": self._setup.to_dict(),
             "checklist": self._setup.checklist(),
             "timer": self.timer.view(now),

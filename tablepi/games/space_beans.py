@@ -46,10 +46,15 @@ Every entry is checked against the deck (S1): at most one card of each value
 
 from __future__ import annotations
 
-import copy
+import json
 from typing import Any
 
 from tablepi.games.errors import RuleError
+
+
+def _clone(data: Any) -> Any:
+    """A deep copy of plain JSON data (several times faster than copy.deepcopy)."""
+    return json.loads(json.dumps(data))
 
 BEANS = ("Klingbohns", "Dark Beans", "Beanliens", "Centauribohnen", "Bohrion", "Moonbohnen", "Bluebeans")
 _BEAN_NAMES = {b.casefold(): b for b in BEANS} | {"klingbohnen": "Klingbohns", "darth beans": "Dark Beans"}
@@ -101,6 +106,9 @@ class SpaceBeans:
         self._settings = _settings(settings)
         self._state = self._initial_state()
         self._stack: list[dict[str, Any]] = []
+        # States before each command, kept in memory only; a game loaded from
+        # its saved form replays its commands to take one back instead.
+        self._before: list[dict[str, Any]] = []
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any]) -> SpaceBeans:
@@ -129,31 +137,35 @@ class SpaceBeans:
         return self._finished(self._state)
 
     def push(self, command: dict[str, Any]) -> None:
-        state, record = self._apply(copy.deepcopy(self._state), command)
+        state, record = self._apply(_clone(self._state), command)
+        self._before.append(self._state)
         self._state = state
         self._stack.append(record)
 
     def pop(self) -> dict[str, Any]:
         if not self._stack:
             raise RuleError("undo", "there is nothing to take back")
-        state = self._initial_state()
-        for command in self._stack[:-1]:
-            state, _ = self._apply(state, command)
-        self._state = state
+        if self._before:
+            self._state = self._before.pop()
+        else:
+            state = self._initial_state()
+            for command in self._stack[:-1]:
+                state, _ = self._apply(state, command)
+            self._state = state
         return self._stack.pop()
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "settings": copy.deepcopy(self._settings),
-            "state": copy.deepcopy(self._state),
-            "commands": copy.deepcopy(self._stack),
+            "settings": _clone(self._settings),
+            "state": _clone(self._state),
+            "commands": _clone(self._stack),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SpaceBeans:
         try:
             game = cls(data["settings"])
-            state = copy.deepcopy(data["state"])
+            state = _clone(data["state"])
             if len(state["players"]) != len(game._settings["players"]):
                 raise ValueError("one record per player")
             for p in state["players"]:
@@ -161,7 +173,7 @@ class SpaceBeans:
                                                                    "final"}:
                     raise ValueError("a player's record is malformed")
             game._state = state
-            game._stack = copy.deepcopy(list(data["commands"]))
+            game._stack = _clone(list(data["commands"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise RuleError("saved-game", f"not a saved Space Beans game: {exc}") from None
         return game
@@ -177,7 +189,7 @@ class SpaceBeans:
             entry: dict[str, Any] = {
                 "index": i,
                 "name": name,
-                "trophies": copy.deepcopy(p["trophies"]),
+                "trophies": _clone(p["trophies"]),
                 "trophy_points": points,
                 "bonus": bonus,
                 "to_target": max(0, TARGET - points),
@@ -212,7 +224,7 @@ class SpaceBeans:
             "ender": s["ender"],
             "awaiting_final": [i for i, p in enumerate(s["players"]) if s["ender"] is not None
                                and p["final"] is None],
-            "close_outs": copy.deepcopy(s["close_outs"]),
+            "close_outs": _clone(s["close_outs"]),
             "finished": over,
             "ranking": [{"rank": ranks[i], "player": i, "name": players[i]["name"], "total": totals[i]}
                         for i in standings] if over else None,

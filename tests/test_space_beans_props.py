@@ -1,0 +1,109 @@
+"""Properties of Space Beans under any sequence of commands, legal or not:
+a refused command changes nothing, an accepted one can be taken back, the
+saved form round-trips, and the deck's limits (S1) always hold in view."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tablepi.games.errors import RuleError
+from tablepi.games.space_beans import SpaceBeans, copies_in_deck
+
+BEAN = st.sampled_from(["Bohrion", "Dark Beans", "Bluebeans"])
+CARDS = st.lists(st.integers(1, 9), min_size=1, max_size=4)
+
+
+NINE = [1, 2, 3, 4, 4, 5, 5, 6, 9]
+
+
+def _add(i: int, bean: str, cards: list[int]) -> dict:
+    return {"type": "add", "player": i, "collection": "open", "bean": bean, "cards": cards}
+
+
+def _secret(i: int, k: int) -> dict:
+    return {"type": "add", "player": i, "collection": "secret", "count": k}
+
+
+_END = {"type": "end_turn"}
+# Four rounds in: Ann has 27 points and a Dark Beans {1,2,3} to close out for 30;
+# Ben and Cal hold secret collections, so the end game has entries to wait for.
+NEAR_THE_END = [
+    _add(0, "Beanliens", NINE), _END, _add(1, "Bohrion", [1]), _END, _add(2, "Moonbohnen", [2]), _END,
+    {"type": "close_out", "player": 0}, _add(0, "Centauribohnen", NINE), _END,
+    _secret(1, 2), _END, _add(2, "Moonbohnen", [3]), _END,
+    {"type": "close_out", "player": 0}, _add(0, "Bluebeans", NINE), _END,
+    _add(1, "Bohrion", [2]), _END, _secret(2, 1), _END,
+    {"type": "close_out", "player": 0}, _add(0, "Dark Beans", [1, 2, 3]), _END,
+    _add(1, "Bohrion", [3]), _END, _add(2, "Moonbohnen", [4]), _END,
+]
+
+
+def command_for(player: st.SearchStrategy[int]) -> st.SearchStrategy[dict]:
+    return st.one_of(
+        st.builds(lambda p, b, c: {"type": "add", "player": p, "collection": "open", "bean": b, "cards": c},
+                  player, BEAN, CARDS),
+        st.builds(lambda p, k: {"type": "add", "player": p, "collection": "secret", "count": k},
+                  player, st.integers(1, 3)),
+        st.builds(lambda p: {"type": "close_out", "player": p}, player),
+        st.builds(lambda p, b, c: {"type": "reveal", "player": p, "bean": b, "cards": c},
+                  player, BEAN, CARDS),
+        st.builds(lambda p, b, c: {"type": "final", "player": p, "bean": b, "cards": c},
+                  player, BEAN, CARDS),
+        st.just({"type": "end_turn"}),
+    )
+
+
+def in_view(view: dict) -> Counter:
+    seen: Counter = Counter()
+    for p in view["players"]:
+        for t in p["trophies"]:
+            seen[(t["bean"], t["value"])] += 1
+        collections = p["final"] if p["final"] is not None else [p["open"]]
+        for c in collections:
+            if c is not None:
+                seen.update((c["bean"], v) for v in c["cards"])
+    return seen
+
+
+FOR_PLAYER = [command_for(st.just(i)) for i in range(3)]
+FOR_ANYONE = command_for(st.integers(0, 2))
+WHO = st.integers(0, 3)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_any_command_sequence(data: st.DataObject) -> None:
+    g = SpaceBeans.from_settings({"players": ["Ann", "Ben", "Cal"]})
+    if data.draw(st.booleans(), label="start near the end"):
+        for command in NEAR_THE_END:
+            g.push(command)
+        assert g.public_view()["players"][0]["trophy_points"] == 27
+    for _ in range(data.draw(st.integers(0, 80), label="length")):
+        view = g.public_view()
+        # Mostly the player whose turn it is (or who owes a final entry), so games get somewhere.
+        likely = view["active"] if view["active"] is not None else (view["awaiting_final"] or [0])[0]
+        strategy = FOR_ANYONE if data.draw(WHO, label="who") == 3 else FOR_PLAYER[likely]
+        command = data.draw(strategy, label="command")
+        before = json.dumps(g.to_dict(), sort_keys=True)
+        try:
+            g.push(command)
+        except RuleError as err:
+            assert err.rule and err.message
+            assert json.dumps(g.to_dict(), sort_keys=True) == before
+            continue
+        after = g.to_dict()
+        assert SpaceBeans.from_dict(json.loads(json.dumps(after))).to_dict() == after
+        view = g.public_view()
+        json.dumps(view)
+        for (bean, value), k in in_view(view).items():
+            assert k <= copies_in_deck(value), (bean, value, k)
+        for p in view["players"]:
+            assert p["total"] >= p["trophy_points"] >= 0
+        record = g.pop()
+        assert json.dumps(g.to_dict(), sort_keys=True) == before
+        g.push(record)
+        assert g.to_dict() == after
