@@ -249,8 +249,39 @@ def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
 
     nine = [9, 9, 8, 8, 7, 7, 6, 6, 5]
     ann_beans = ["Klingbohns", "Dark Beans", "Beanliens", "Centauribohnen"]
-    ben_turns = [("Bluebeans", [4], "open"), ("Moonbohnen", [2, 5], "secret"),
-                 ("Bluebeans", [5], "open"), ("Bluebeans", [6], "open")]
+
+    def secret_is_hidden(bean: str) -> None:
+        seen = table.state()
+        seen["game"]["state"].pop("beans")  # the names of all bean types, for the pickers
+        assert bean not in str(seen) and bean not in tv.content()
+        assert not any(bean in body for body in sent_by_ben)
+
+    def ben_turn(turn: int) -> None:
+        if turn == 0:
+            beans_act(table, phones, lambda: beans_add(ben, "Bluebeans", [4]))
+        elif turn == 1:
+            # A secret collection: the phone keeps the cards, the table gets the count.
+            beans_act(table, phones, lambda: beans_add(ben, "Moonbohnen", [2, 5], "secret"))
+            assert '{"type":"add","player":1,"collection":"secret","count":2}' in sent_by_ben
+            secret_is_hidden("Moonbohnen")
+            assert tv.locator("[data-player='Ben'] .bean-card.back").count() == 2
+            assert ben.inner_text("#beans-secret-local").split() == ["2", "5"]
+        elif turn == 2:
+            # Closing out the open collection turns the secret one face up: the
+            # phone offers the cards it kept.
+            assert "no trophy" in ben.inner_text("#beans-closeout-preview")
+            beans_act(table, phones, lambda: ben.click("#beans-closeout-send"))
+            assert "turned face up" in ben.inner_text("#beans-entry-title")
+            assert ben.input_value("#beans-bean") == "Moonbohnen"
+            assert ben.locator("#beans-draft .bean-card").all_inner_texts() == ["2", "5"]
+            beans_act(table, phones, lambda: ben.click("#beans-send"))
+            tv.wait_for_selector("[data-player='Ben'] .bean-cards >> text=5")
+            beans_act(table, phones, lambda: beans_add(ben, "Moonbohnen", [3]))
+        else:
+            beans_act(table, phones, lambda: beans_add(ben, "Bohrion", [2, 8], "secret"))
+            secret_is_hidden("Bohrion")
+        beans_act(table, phones, lambda: ben.click("#beans-end-turn"))
+
     for turn in range(4):
         if turn:
             # The trophy a close-out yields is shown before it is confirmed.
@@ -262,29 +293,18 @@ def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
                 timeout=1000)
         beans_act(table, phones, lambda b=ann_beans[turn]: beans_add(ann, b, nine))
         beans_act(table, phones, lambda: ann.click("#beans-end-turn"))
-        bean, cards, target = ben_turns[turn]
-        beans_act(table, phones, lambda b=bean, c=cards, t=target: beans_add(ben, b, c, t))
-        beans_act(table, phones, lambda: ben.click("#beans-end-turn"))
-
-    # Ben's secret collection went to the table as a count only, and stays on his phone.
-    assert '{"type":"add","player":1,"collection":"secret","count":2}' in sent_by_ben
-    assert not any("Moonbohnen" in body for body in sent_by_ben)
-    seen = table.state()
-    seen["game"]["state"].pop("beans")  # the names of all bean types, for the pickers
-    assert "Moonbohnen" not in str(seen) and "Moonbohnen" not in tv.content()
-    assert tv.locator("[data-player='Ben'] .bean-card.back").count() == 2
-    assert ben.inner_text("#beans-secret-local").split() == ["2", "5"]
+        ben_turn(turn)
 
     # Ann closes out her fourth collection (36 points), adds, and ends the game.
     beans_act(table, phones, lambda: ann.click("#beans-closeout-send"))
-    beans_act(table, phones, lambda: beans_add(ann, "Bohrion", [4, 5]))
+    beans_act(table, phones, lambda: beans_add(ann, "Klingbohns", [4, 5]))
     beans_act(table, phones, lambda: ann.click("#beans-end-turn"))
     assert table.state()["game"]["state"]["awaiting_final"] == [1]
 
     # Ben's phone offers his secret collection, kept on the phone, for the final count.
     assert "enter your secret collection (2 cards)" in ben.inner_text("#beans-entry-title")
-    assert ben.input_value("#beans-bean") == "Moonbohnen"
-    assert ben.locator("#beans-draft .bean-card").all_inner_texts() == ["2", "5"]
+    assert ben.input_value("#beans-bean") == "Bohrion"
+    assert ben.locator("#beans-draft .bean-card").all_inner_texts() == ["2", "8"]
     beans_act(table, phones, lambda: ben.click("#beans-send"))
 
     tv.wait_for_selector("#final-table", timeout=1000)
@@ -292,7 +312,8 @@ def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
     assert rows.count() == 2
     first, second = rows.nth(0).inner_text(), rows.nth(1).inner_text()
     assert first.startswith("1\tAnn\t36\t3") and first.rstrip().endswith("39")
-    assert "Moonbohnen (secret): 2, 5 → 2" in second and second.rstrip().endswith("2")
+    assert "Moonbohnen: 2, 5, 3 → 3" in second and "Bohrion (secret): 2, 8 → 2" in second
+    assert second.rstrip().endswith("5")
     assert "Ann win" in tv.inner_text("#beans-winner")
     assert table.state()["game"]["finished"] is True
     screenshot(tv, "tv-space-beans-final.png")
