@@ -294,3 +294,22 @@ def test_player_names_are_text_not_markup(service, client):
     page = get(client, "/")
     script = re.search(r'<script type="application/json" id="state-json">(.*?)</script>', page, re.S)
     assert "onerror" in script.group(1) and "<" not in script.group(1)
+
+
+def test_beam_me_up_win_shows_on_tv_and_ends_the_phone_actions(service, client):
+    import random
+
+    from tablepi.games.beam_me_up.randomplay import random_game
+
+    played = random_game(random.Random(19), players=2)  # a complete game of random legal play
+    settings = {"players": [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "B"}]}
+    service.table.submit({"type": "new_game", "kind": "beam_me_up", "settings": settings})
+    for command in played.to_dict()["commands"]:
+        service.table.submit(command)
+    state = service.table.public_state()["game"]
+    assert state["finished"]
+    winner = state["state"]["winner"]["name"]
+    tv = get(client, "/tv")
+    assert re.search(rf'id="bmu-banner">{winner} wins!', tv)
+    phone = get(client, "/")
+    assert 'id="bmu-winner"' in phone and 'id="bmu-actions"' not in phone
