@@ -518,9 +518,11 @@ class Service:
             self._frame_dice = list(dice)
         self.last_reading = reading
         self.table.publish("reading", reading)
-        forced = self._force_next_reading and rolled
-        if rolled:
-            self._force_next_reading = False
+        # After a simulated roll the next reading is that roll, even if the
+        # settle detector missed the motion (a frame dropped under load).
+        forced = self._force_next_reading
+        rolled = rolled or forced
+        self._force_next_reading = False
         kept_values = [d.value for d in kept] if kept else self._kept_values()
 
         def deliver() -> None:

@@ -135,14 +135,16 @@ def _check_log(data_dir: Path, commands: list[dict], expected: list, pos: int) -
 @pytest.mark.slow
 def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path: Path) -> None:
     rng = random.Random(SEED)
-    commands, expected = _script(rng, 1500)
+    commands, expected = _script(rng, 6000)
     data_dir = tmp_path / "data"
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), PYTHONUNBUFFERED="1")
     pos = 0  # commands acknowledged so far
     pin = None
     kills_during_startup = 0
     started = time.monotonic()
+    cycles: list[int] = []
     for _ in range(KILLS):
+        cycles.append(pos)
         if data_dir.exists():
             pos = _check_log(data_dir, commands, expected, pos)
         proc = _start(data_dir, env)
@@ -183,7 +185,7 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path: Path) ->
             proc.kill()
             proc.wait(timeout=10)
             proc.stdout.close()
-        assert pos < len(commands), "the script ran out before the last kill"
+        assert pos < len(commands), f"the script ran out before the last kill: {cycles}"
     pos = _check_log(data_dir, commands, expected, pos)
     elapsed = time.monotonic() - started
     print(f"{KILLS} kills ({kills_during_startup} in start-up), {pos} commands acknowledged, {elapsed:.1f} s")
