@@ -60,22 +60,27 @@ SPAN_RADII = (4.3, 9.0)  # diagonal of a face's pip grid, in pip radii
 # Worst pairwise-distance error of a layout fit that would give confidence 0;
 # half of it gives 0.5. Threes are strict: stray blobs often fall in a line.
 FIT_ERROR_SCALE = {2: 0.4, 3: 0.26, 4: 0.44, 5: 0.3, 6: 0.44}
-EDGE_RING = 1.0  # radius of the ring outside a face, in die widths
-EDGE_STEP = 25  # Lab distance from the face that marks the ring as off the die
-EDGE_MIN = 0.0  # share of the ring that must be off the die
+# The face around a layout must end in a die's edge all round, at a distance
+# that fits the layout's size and a square's shape: specks on a table or a
+# printed tray have no such edge.
+EDGE_STEP = 20.0  # Lab distance from the face colour that marks the die's edge
+EDGE_SEARCH = (0.35, 1.6)  # where to look for the edge, in pip spans from the centre
+EDGE_FOUND = 0.7  # share of directions that must find the edge
+EDGE_ROUNDNESS = 2.5  # farthest over nearest edge (a square gives up to 1.41)
 MIN_CONFIDENCE = 0.5
+PIP_RADIUS_RATIO = 1.8  # pips of one photo's dice agree in size within this factor
+ONE_RADIUS_RATIO = 2.3  # the single pip of a "1" is often larger
+PYRAMID_MIN_SIDE = 120  # smallest image side worth reading at a coarser level
 PIP_EVIDENCE = 0.05  # ranking bonus per pip when two readings claim one die
 OVERLAP_WIDTHS = 0.6  # readings closer than this (in die widths) are one die
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
 STRAY_SPANS = 0.6  # a pip left out must lie this far from the face centre (in pip spans)
 DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
 ONE_CLEAR_RADII = 4.0  # no other pip this close to a lone "1" pip
-ONE_INNER_RADII = (2.2, 2.8, 3.4)  # face ring around a "1", in pip radii
-ONE_OUTER_RADII = (8.0, 9.0)  # beyond the face of a "1"
+ONE_INNER_RADII = (1.8, 2.3, 2.8)  # face ring around a "1", in pip radii
+ONE_SPAN_RADII = 5.0  # edge search scale for a "1" (as a layout's span), in pip radii
 ONE_FACE_TOLERANCE = 18.0
 ONE_UNIFORM = 0.85
-ONE_EDGE_STEP = 25.0
-ONE_EDGED = 0.6
 ONE_SIZE_RADII = 10.0
 
 
@@ -326,14 +331,53 @@ def _lone_pip(lab: np.ndarray, pips: _Pips, k: int) -> Die | None:
     uniform = float(np.mean(np.sqrt(((inner - face) ** 2).sum(-1)) < ONE_FACE_TOLERANCE))
     if uniform < ONE_UNIFORM:
         return None
-    outer = np.stack([_ring(lab, x, y, r * f) for f in ONE_OUTER_RADII])
-    differs = (np.sqrt(((outer - face) ** 2).sum(-1)) > ONE_EDGE_STEP).any(axis=0)
-    edged = float(np.mean(differs))
-    if edged < ONE_EDGED:
+    pts = np.array([[x, y]])
+    edges = _edge_distances(lab, x, y, face, pts, r, r * ONE_SPAN_RADII)
+    if edges is None:
         return None
+    edged = 1.0
     conf = min(1.0, 0.5 + 0.5 * (uniform - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9) * edged)
     half = r * ONE_SIZE_RADII / 2
     return Die(1, [x - half, y - half, x + half, y + half], conf, [(x, y)], r)
+
+
+_RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+
+
+def _edge_distances(
+    lab: np.ndarray,
+    cx: float,
+    cy: float,
+    face: np.ndarray,
+    pts: np.ndarray,
+    radius: float,
+    span: float,
+) -> np.ndarray | None:
+    """Distances from the face centre to the die's edge in 16 directions, or None if no die edge."""
+    h, w = lab.shape[:2]
+    lo, hi = EDGE_SEARCH
+    steps = np.arange(lo * span, hi * span, 1.0)
+    if len(steps) < 2:
+        return None
+    px = cx + np.outer(np.cos(_RAY_ANGLES), steps)
+    py = cy + np.outer(np.sin(_RAY_ANGLES), steps)
+    inside = (px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1)
+    sx = np.clip(np.rint(px), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(py), 0, h - 1).astype(int)
+    dist = np.sqrt(((lab[sy, sx].astype(np.float32) - face) ** 2).sum(-1))
+    # The layout's own pips are not the edge.
+    near = np.zeros(dist.shape, bool)
+    for x, y in pts:
+        near |= (px - x) ** 2 + (py - y) ** 2 < (radius * 1.8 + 1) ** 2
+    off = (dist > EDGE_STEP) & ~near & inside
+    found = off.any(axis=1)
+    if found.mean() < EDGE_FOUND:
+        return None
+    first = steps[np.argmax(off, axis=1)][found]
+    lo_edge, hi_edge = np.percentile(first, [20, 80])
+    if hi_edge > EDGE_ROUNDNESS * lo_edge:
+        return None
+    return first
 
 
 def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, float] | None:
@@ -394,14 +438,14 @@ def _read_level(img: np.ndarray) -> list[Die]:
         kept, value, conf, size = best
         pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
         cx, cy = pts.mean(axis=0)
+        span = size * 0.41
+        radius = float(np.median(pips.r[kept]))
         face = np.median(pips.face[kept], axis=0)
-        outer = _ring(lab, float(cx), float(cy), size * EDGE_RING * 0.75)
-        edged = float(np.mean(np.sqrt(((outer - face) ** 2).sum(-1)) > EDGE_STEP))
-        if edged < EDGE_MIN:
+        edges = _edge_distances(lab, float(cx), float(cy), face, pts, radius, span)
+        if edges is None:
             continue
         half = size / 2
         box = [cx - half, cy - half, cx + half, cy + half]
-        radius = float(np.median(pips.r[kept]))
         dice.append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius))
     return dice
 
@@ -414,8 +458,43 @@ def read_dice(image: np.ndarray) -> list[Die]:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    dice = _suppress_overlaps(_read_level(image))
+    found: list[Die] = []
+    level = image
+    scale = 1.0
+    while True:
+        for d in _read_level(level):
+            if scale != 1.0:
+                d.box = [v * scale for v in d.box]
+                d.pips = [(x * scale, y * scale) for x, y in d.pips]
+                d.pip_radius *= scale
+            found.append(d)
+        # Larger dice are read on halved copies, where their pips are the size
+        # the blob filters expect.
+        if min(level.shape[:2]) < 2 * PYRAMID_MIN_SIDE:
+            break
+        level = cv2.pyrDown(level)
+        scale *= 2
+    dice = _suppress_overlaps(_same_scale(found))
     return [d for d in dice if d.confidence > 0]
+
+
+def _same_scale(dice: list[Die]) -> list[Die]:
+    """Drop readings whose pips are far larger or smaller than the photo's other pips.
+
+    The dice on one table are of a size, so their pips are too; a round hole in
+    the tray's rim, much larger than any pip, is not a "1".
+    """
+    multi = [d.pip_radius for d in dice if len(d.pips) >= 2 and d.confidence >= MIN_CONFIDENCE]
+    if len(multi) < 2:
+        return dice
+    typical = float(np.median(multi))
+    kept = []
+    for d in dice:
+        ratio = d.pip_radius / typical
+        top = ONE_RADIUS_RATIO if d.value == 1 else PIP_RADIUS_RATIO
+        if 1 / PIP_RADIUS_RATIO <= ratio <= top:
+            kept.append(d)
+    return kept
 
 
 def _suppress_overlaps(dice: list[Die]) -> list[Die]:
