@@ -15,7 +15,8 @@ Interface (the web and the controllers build on it):
     table.public_state() -> dict
         # {"seq": int, "game": None | {"id": int, "kind": str, "finished": bool,
         #   "state": game.public_view(now),
-        #   "last": None | {"seq", "type", "source", "manual", "at"}}}
+        #   "last": None | {"seq", "type", "source", "manual", "at"},
+        #   "last_roll": None | the same for the roll still in effect}}
     table.subscribe(maxsize=1000) -> Subscription
         # sub.get(timeout) -> Event | None; sub.close()
         # a full queue drops events and the next get() returns
@@ -75,16 +76,25 @@ class CommandError(ValueError):
         return {"error": self.message, "rule": self.rule}
 
 
-def public_game_state(game: Any, game_id: int, kind: str, now: float, last: dict | None) -> dict[str, Any]:
+def public_game_state(
+    game: Any, game_id: int, kind: str, now: float, last: dict | None, last_roll: dict | None = None
+) -> dict[str, Any]:
     """What any viewer may see of one game: the game's own secret-free view
-    plus the table's bookkeeping."""
+    plus the table's bookkeeping (the last command, and how the roll in
+    play was entered: by the camera, or by hand)."""
     return {
         "id": game_id,
         "kind": kind,
         "finished": bool(game.finished),
         "state": game.public_view(now),
         "last": last,
+        "last_roll": last_roll,
     }
+
+
+def _entry(seq: int, command: dict[str, Any], source: str, manual: bool) -> dict[str, Any]:
+    return {"seq": seq, "type": command.get("type"), "source": source, "manual": bool(manual),
+            "at": command.get("at")}
 
 
 class Table:
@@ -106,6 +116,8 @@ class Table:
         self._kind: str | None = None
         self._seq = 0
         self._last: dict[str, Any] | None = None
+        # What each command still in effect was (undo takes the top off).
+        self._played: list[dict[str, Any]] = []
         self._resume()
 
     # -- reading -------------------------------------------------------------
@@ -132,7 +144,9 @@ class Table:
             return {"seq": 0, "game": None}
         return {
             "seq": self._seq,
-            "game": public_game_state(self._game, self._game_id, self._kind, self.clock(), self._last),
+            "game": public_game_state(
+                self._game, self._game_id, self._kind, self.clock(), self._last, self._last_roll()
+            ),
         }
 
     # -- events --------------------------------------------------------------
@@ -194,6 +208,7 @@ class Table:
             raise CommandError(f"bad settings for {kind}: {exc}") from exc
         game_id = self.store.create_game(kind, settings, game.to_dict())
         self._game, self._game_id, self._kind, self._seq, self._last = game, game_id, kind, 0, None
+        self._played = []
         log.info("new game %d: %s", game_id, kind)
         return self._published()
 
@@ -203,6 +218,7 @@ class Table:
         self.store.end_game(self._game_id)
         log.info("game %d taken off the table", self._game_id)
         self._game, self._game_id, self._kind, self._seq, self._last = None, None, None, 0, None
+        self._played = []
         return self._published()
 
     def _stamp(self, command: dict[str, Any]) -> dict[str, Any]:
@@ -262,13 +278,21 @@ class Table:
             self._game_id, seq, stamped, source, bool(stamped.get("manual", False)), finished, snapshot
         )
         self._seq = seq
-        self._last = {
-            "seq": seq,
-            "type": stamped["type"],
-            "source": source,
-            "manual": bool(stamped.get("manual", False)),
-            "at": stamped["at"],
-        }
+        self._last = _entry(seq, stamped, source, bool(stamped.get("manual", False)))
+        self._track(self._last)
+
+    def _track(self, entry: dict[str, Any]) -> None:
+        if entry["type"] == "undo":
+            if self._played:
+                self._played.pop()
+        else:
+            self._played.append(entry)
+
+    def _last_roll(self) -> dict[str, Any] | None:
+        for entry in reversed(self._played):
+            if entry["type"] == "roll":
+                return entry
+        return None
 
     def _published(self) -> dict[str, Any]:
         state = self._public_state()
@@ -305,15 +329,10 @@ class Table:
             return
         self._game, self._game_id, self._kind = game, game_id, record.kind
         self._seq = commands[-1].seq if commands else 0
-        if commands:
-            last = commands[-1]
-            self._last = {
-                "seq": last.seq,
-                "type": last.command.get("type"),
-                "source": last.source,
-                "manual": last.manual,
-                "at": last.command.get("at"),
-            }
+        self._played = []
+        for entry in commands:
+            self._last = _entry(entry.seq, entry.command, entry.source, entry.manual)
+            self._track(self._last)
         log.info("resumed game %d (%s) at command %d", game_id, record.kind, self._seq)
 
     def _restore(self, game_id: int, kind: str, commands: list[LoggedCommand]) -> Any:

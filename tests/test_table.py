@@ -36,6 +36,7 @@ def test_public_state_shape(table: Table) -> None:
             "finished": False,
             "state": {"scores": [4, 0], "turn": 1, "target": 10**9},
             "last": {"seq": 1, "type": "add", "source": "button", "manual": False, "at": 7.0},
+            "last_roll": None,
         },
     }
 
@@ -145,3 +146,18 @@ def test_stalled_subscriber_does_not_slow_the_table(tmp_path: Path, counter_kind
     assert elapsed < 2 * baseline + 0.5, (elapsed, baseline)
     assert sub.get(0).type == "missed"
     assert reader.pending() == 1000
+
+
+def test_a_roll_entered_by_hand_stays_marked_while_in_play(tmp_path: Path) -> None:
+    t = Table(Store(tmp_path), clock=lambda: 5.0)
+    t.start_game("beam_me_up", {"players": [{"name": "Ann"}, {"name": "Ben"}], "advantage": False})
+    t.submit({"type": "roll", "dice": [1, 2, 3, 4, 6]}, "camera")
+    t.submit({"type": "roll", "dice": [1, 1, 3, 4, 6], "kept": [1], "manual": True}, "web")
+    state = t.submit({"type": "choose", "option": 0}, "button")
+    assert state["game"]["last"]["type"] == "choose"
+    expected = {"seq": 2, "type": "roll", "source": "web", "manual": True, "at": 5.0}
+    assert state["game"]["last_roll"] == expected
+    assert Table(t.store).public_state() == t.public_state()  # the same after a restart
+    t.submit({"type": "undo"}, "web")
+    t.submit({"type": "undo"}, "web")
+    assert t.public_state()["game"]["last_roll"]["source"] == "camera"
