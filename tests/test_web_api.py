@@ -295,6 +295,12 @@ def test_page_errors_are_plain_text_without_internals(service):
     assert b"internal detail" not in r.data
 
 
+def test_every_answer_carries_the_safety_headers(client):
+    for r in (client.get("/api/state"), client.get("/api/nothing"), post(client, "[]")):
+        assert r.headers["X-Content-Type-Options"] == "nosniff"
+        assert r.headers["X-Frame-Options"] == "DENY"
+
+
 def test_app_is_never_in_debug_and_takes_config(service):
     app = web.create_app(service, {"SSE_HEARTBEAT": 1.5})
     assert app.debug is False

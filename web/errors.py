@@ -20,6 +20,15 @@ def error_response(status: int, message: str, rule: str = "request", **headers: 
 
 
 def register(app: Flask) -> None:
+    @app.after_request
+    def safety_headers(response: Response) -> Response:
+        # Responses are what they say they are, and no other site may frame the
+        # pages a signed-in phone uses to change the game.
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         if not _wants_json():
