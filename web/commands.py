@@ -126,15 +126,6 @@ def optional(check: Check) -> Check:
     return one_of(null, check)
 
 
-def obj(fields: Mapping[str, Field]) -> Check:
-    def check(value: Any, where: str) -> None:
-        if not isinstance(value, dict):
-            raise Malformed(f"{where} must be an object")
-        _check_fields(value, fields, where)
-
-    return check
-
-
 def plain_json(value: Any, where: str, depth: int = 0) -> None:
     """Any JSON value within the size bounds (for game settings, whose keys
     the game itself checks)."""
