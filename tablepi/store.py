@@ -120,7 +120,13 @@ class Store:
         try:
             self._conn = self._open()
         except sqlite3.DatabaseError as exc:
-            self.moved_aside = self._move_aside()
+            try:
+                self.moved_aside = self._move_aside()
+            except OSError as move_error:
+                raise StoreError(
+                    f"The game database {self.path} could not be read ({exc}) and could not be "
+                    f"moved aside ({move_error.strerror or move_error}); check the folder's permissions."
+                ) from move_error
             self.problem = (
                 f"The game database could not be read ({exc}); it was kept as "
                 f"{self.moved_aside.name} and a new one was started."
@@ -138,6 +144,8 @@ class Store:
                 header = f.read(16)
         except FileNotFoundError:
             header = None
+        except OSError as exc:
+            raise sqlite3.DatabaseError(f"cannot read the file: {exc.strerror or exc}") from exc
         if header and header != b"SQLite format 3\x00":
             raise sqlite3.DatabaseError("file is not a database")
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)

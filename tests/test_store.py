@@ -150,3 +150,15 @@ def test_truncated_database_is_kept_aside(tmp_path: Path, counter_kind: str) -> 
     assert store.problem is not None
     assert store.games() == []
     assert len([p for p in tmp_path.iterdir() if ".corrupt-" in p.name]) == 1
+
+
+def test_unreadable_database_is_kept_aside(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        # root reads any file; make the file unreadable another way: a directory.
+        (tmp_path / DB_NAME).mkdir()
+    else:
+        (tmp_path / DB_NAME).write_bytes(b"")
+        os.chmod(tmp_path / DB_NAME, 0)
+    store = Store(tmp_path)
+    assert store.problem is not None and store.moved_aside is not None
+    assert store.pragma("journal_mode") == "wal"

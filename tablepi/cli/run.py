@@ -65,11 +65,17 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     from tablepi.service import Service, sd_notify
+    from tablepi.store import StoreError
 
     host = args.host if args.host is not None else config.web.host
     port = args.port if args.port is not None else config.web.port
     data_dir = args.data_dir if args.data_dir is not None else config.data_dir
-    service = Service(config, data_dir, simulate=True if args.simulate else None, camera=not args.no_camera)
+    try:
+        simulate = True if args.simulate else None
+        service = Service(config, data_dir, simulate=simulate, camera=not args.no_camera)
+    except (StoreError, OSError) as exc:
+        print(f"cannot start: {exc}", file=sys.stderr)
+        return 1
 
     from web import create_app
     from web.server import make_server
