@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from web.server import DEFAULT_VIEWERS, SPARE_THREADS
+
 PLAYERS = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
 TARGET_P99_MS = 200.0
 TARGET_MEMORY_MB = 150.0
@@ -201,6 +203,10 @@ def run(args: argparse.Namespace) -> int:
 
         pin = load_or_create_pin(data_dir)
         threads = getattr(args, "threads", None) or 0
+        if not threads and clients > DEFAULT_VIEWERS:
+            # More viewers than `tablepi run` is sized for: give each a thread.
+            threads = clients + SPARE_THREADS
+            print(f"{clients} viewers: serving with {threads} threads", flush=True)
         camera = "0" if getattr(args, "no_camera", False) else "1"
         cmd = [sys.executable, "-m", "web.bench", "serve", str(data_dir), str(threads), camera]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
