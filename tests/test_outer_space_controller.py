@@ -8,7 +8,9 @@ import logging
 from typing import Any
 
 import pytest
+from gpiozero.pins.mock import MockFactory
 
+from hardware.buzzer import TableBuzzer
 from hardware.display import TableDisplay
 from tablepi.controllers import action_for
 from tablepi.controllers.outer_space import OuterSpaceController
@@ -52,12 +54,24 @@ class FakeTable:
         self.published.append((type, data))
 
 
-class Buzzer:
-    def __init__(self) -> None:
-        self.sounds: list[str] = []
+class Buzzer(TableBuzzer):
+    """The real buzzer on gpiozero's mock pins, noting each sound it plays."""
 
-    def play(self, name: str) -> None:
-        self.sounds.append(name)
+    def __init__(self) -> None:
+        super().__init__(18, pin_factory=MockFactory())
+        self.sounds: list[str] = []
+        self.when_played = self.sounds.append
+        _BUZZERS.append(self)
+
+
+_BUZZERS: list[TableBuzzer] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_buzzers():
+    yield
+    while _BUZZERS:
+        _BUZZERS.pop().close()
 
 
 class RecordingDisplay(TableDisplay):

@@ -8,7 +8,9 @@ import logging
 from pathlib import Path
 
 import pytest
+from gpiozero.pins.mock import MockFactory
 
+from hardware.buzzer import TableBuzzer
 from hardware.display import TableDisplay
 from tablepi.controllers.outer_space import OuterSpaceController
 from tablepi.games.errors import RuleError
@@ -27,12 +29,24 @@ class FakeClock:
         return self.t
 
 
-class Buzzer:
-    def __init__(self) -> None:
-        self.sounds: list[str] = []
+class Buzzer(TableBuzzer):
+    """The real buzzer on gpiozero's mock pins, noting each sound it plays."""
 
-    def play(self, name: str) -> None:
-        self.sounds.append(name)
+    def __init__(self) -> None:
+        super().__init__(18, pin_factory=MockFactory())
+        self.sounds: list[str] = []
+        self.when_played = self.sounds.append
+        _BUZZERS.append(self)
+
+
+_BUZZERS: list[TableBuzzer] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_buzzers():
+    yield
+    while _BUZZERS:
+        _BUZZERS.pop().close()
 
 
 class MarkedDisplay(TableDisplay):
