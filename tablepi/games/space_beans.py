@@ -41,7 +41,10 @@ stamp them with ``"at"``, which is ignored)::
 
 Every entry is checked against the deck (S1): at most one card of each value
 1..3 and two of each value 4..9 per bean type among the cards in view
-(trophies, open collections and revealed collections).
+(trophies, open collections and revealed collections). Discarded cards are not
+counted, since the discard pile is shuffled back into the draw pile. The table
+never sees the hands, so the rules about them (drawing, passing cards on, the
+forced close-out when nothing in hand fits) stay with the players.
 """
 
 from __future__ import annotations
