@@ -118,7 +118,8 @@ class TablePiProcess:
             with urllib.request.urlopen(req, timeout=10) as r:
                 text = r.read().decode()
         except urllib.error.HTTPError as exc:
-            raise AssertionError(f"{method} {path} -> {exc.code}: {exc.read().decode()}") from None
+            detail = f"\n--- tablepi run said:\n{self.output()}" if exc.code >= 500 else ""
+            raise AssertionError(f"{method} {path} -> {exc.code}: {exc.read().decode()}{detail}") from None
         return json.loads(text) if text else None
 
     def command(self, command: dict[str, Any]) -> dict[str, Any]:

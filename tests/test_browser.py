@@ -392,3 +392,36 @@ def test_pages_fit_a_360_pixel_phone(table, browser):
             assert width <= 360, f"{path} with {kind} is {width} px wide"
     assert errors == []
     ctx.close()
+
+
+def test_device_roll_reads_dice_into_the_game(table, browser, tv):
+    bmu_game(table)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(5000)
+    page = ctx.new_page()
+    errors = page_errors(page)
+    page.goto(table.base + "/device")
+    tv.goto(table.base + "/tv")
+    tv.wait_for_selector("#link-status.online")
+    page.wait_for_selector("#link-status.online")
+    # The synthetic camera may still be settling: the page says so, and a later click rolls.
+    # A roll whose dice the reader cannot use (touching dice, say) is shown but not played.
+    for _ in range(5):
+        page.click("#roll")
+        waited = time.monotonic() + 3
+        while table.state()["game"]["state"]["dice"] is None and time.monotonic() < waited:
+            time.sleep(0.05)
+        if table.state()["game"]["state"]["dice"] is not None:
+            break
+    else:
+        pytest.fail(f"no roll was read: {page.inner_text('#action-error')} {page.inner_text('#reading')}")
+    dice = table.state()["game"]["state"]["dice"]
+    assert len(dice) == 5 and all(1 <= d <= 6 for d in dice)
+    tv.wait_for_selector("#roll-dice .die", timeout=2000)
+    shown = tv.locator("#roll-dice .die").evaluate_all("els => els.map(e => +e.dataset.value)")
+    assert shown == dice and tv.locator("#roll-dice .die.manual").count() == 0  # read by the camera
+    page.wait_for_function("document.querySelectorAll('#reading .die').length === 5")
+    assert page.evaluate("document.getElementById('camera').naturalWidth") > 0
+    screenshot(page, "device-roll.png")
+    assert errors == [] and tv.errors == []
+    ctx.close()
