@@ -373,6 +373,16 @@ class Service:
             press(self.buttons, button, long=long, wait=True)
         except KeyError as exc:
             raise RuntimeError(str(exc)) from None
+        self.wait_idle()
+
+    def wait_idle(self, timeout: float = 2.0) -> bool:
+        """Wait until the controller thread has handled every input queued so
+        far (so a simulated press has had its effect when the web answers)."""
+        if not any(t.name == "tablepi-controller" and t.is_alive() for t in self._threads):
+            return False
+        done = threading.Event()
+        self._jobs.put(done.set)
+        return done.wait(timeout)
 
     def _synthetic_camera(self) -> Any:
         camera = self._camera if self._camera is not None else self._devices.get("camera")
