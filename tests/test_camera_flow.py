@@ -172,6 +172,12 @@ def test_service_rolls_the_synthetic_camera_and_plays_the_reading(tmp_path: Path
         view = service.table.public_state()["game"]["state"]
         assert view["roll"] == 2 and view["kept"] == kept
         assert sorted(view["dice"]) == sorted(camera.values)
+        # Button B throws the dice in simulation, as a player would.
+        service.press("B")
+        while time.monotonic() < deadline and service.table.seq < 4:
+            time.sleep(0.05)
+        view = service.table.public_state()["game"]["state"]
+        assert view["roll"] == 3 and sorted(view["dice"]) == sorted(camera.values)
         with pytest.raises(ValueError):
             service.set_kept([7])
     finally:
