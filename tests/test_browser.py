@@ -310,8 +310,10 @@ def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
     tv.wait_for_selector("#final-table", timeout=1000)
     rows = tv.locator("#final-table tbody tr")
     assert rows.count() == 2
-    first, second = rows.nth(0).inner_text(), rows.nth(1).inner_text()
-    assert first.startswith("1\tAnn\t36\t3") and first.rstrip().endswith("39")
+    first = rows.nth(0).locator("td").all_inner_texts()
+    assert first[:2] == ["1", "Ann"] and first[2].split("\n") == ["36", "9 + 9 + 9 + 9"]
+    assert first[3] == "3" and first[5] == "39"  # place, player, trophies, bonus, collections, total
+    second = rows.nth(1).inner_text()
     assert "Moonbohnen: 2, 5, 3 → 3" in second and "Bohrion (secret): 2, 8 → 2" in second
     assert second.rstrip().endswith("5")
     assert "Ann win" in tv.inner_text("#beans-winner")
