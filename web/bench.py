@@ -248,6 +248,7 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
 
     # The mission timer started and paused in turn: always legal, one "state" event each.
     sent: dict[int, float] = {}
+    answered: list[float] = []  # command round trips, ms: validate, store durably, apply, answer
     refused = 0
     cpu_start = _cpu_seconds(child.pid)
     total = int(rate * seconds)
@@ -263,6 +264,7 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
         if status != 200:
             refused += 1
             continue
+        answered.append((time.monotonic() - t) * 1000)
         sent[int(state["seq"])] = t
         if k % max(1, int(rate)) == 0:
             peak_rss = max(peak_rss, _memory_kb(child.pid, "VmRSS") or 0)
@@ -293,6 +295,10 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
     print(f"delay p50:        {p50:.1f} ms")
     print(f"delay p99:        {p99:.1f} ms   (goal < {TARGET_P99_MS:.0f} ms)")
     print(f"delay max:        {max(delays, default=float('nan')):.1f} ms")
+    print(
+        f"command answered: p50 {_percentile(answered, 50):.1f} ms, p99 {_percentile(answered, 99):.1f} ms"
+        " (includes the durable commit)"
+    )
     if hwm or peak_rss:
         start_mb = (rss_start or 0) / 1024
         print(
