@@ -1,4 +1,24 @@
-"""The JSON API: health, state, commands, camera frame."""
+"""The JSON API: health, state, commands, camera frame.
+
+The whole web API at a glance (every error is ``{"error": ..., "rule": ...}``):
+
+    GET  /healthz               service health; 200 when ok, else 503
+    GET  /api/state             the table's public state
+    GET  /api/events            live events (Server-Sent Events; see web.events)
+    POST /api/commands          a command as JSON; needs the PIN (session or X-Table-Pin).
+                                200 with the new public state; 400 malformed (see
+                                web.commands); 403 no or wrong PIN; 409 illegal by the
+                                rules or no game; 429 too many wrong PINs (Retry-After)
+    GET  /api/camera.jpg        the latest camera frame with the dice read; 404 before one
+    POST /api/login             {"pin": "123456"} -> a session cookie (web.auth)
+    POST /api/logout
+    GET  /api/session           {"signed_in": bool}
+    GET  /api/device            the simulated device panel (web.device)
+    GET  /api/device/oled.png   the OLED as an image, never while the coin shows
+    POST /api/device/press      {"button": "A"|"B"|"C", "long": bool}
+    POST /api/device/roll
+    POST /api/device/keep       {"dice": [indices]}
+"""
 
 from __future__ import annotations
 
