@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import math
 import random
-import subprocess
-import sys
 
 import pytest
 
+from tablepi.cli import main
 from tablepi.games import KINDS, new_game
 from tablepi.games.errors import RuleError
 from tablepi.games.outer_space import MissionTimer, OuterSpace, flip_coin, setup, setup_checklist
@@ -58,16 +57,15 @@ def test_setup_refuses_bad_counts(n: object) -> None:
     assert err.value.rule == "T1"
 
 
-def test_cli_prints_checklist_and_refuses_bad_count() -> None:
-    ok = subprocess.run([sys.executable, "-m", "tablepi", "outer-space", "setup", "8"],
-                        capture_output=True, text=True, timeout=30)
-    assert ok.returncode == 0, ok.stderr
-    assert "4 alien cards" in ok.stdout and "6 human, 1 android and 1 alien" in ok.stdout
-    assert "5 repairs" in ok.stdout
-    bad = subprocess.run([sys.executable, "-m", "tablepi", "outer-space", "setup", "5"],
-                         capture_output=True, text=True, timeout=30)
-    assert bad.returncode == 2
-    assert "6 to 12" in bad.stderr and bad.stdout == ""
+def test_cli_prints_checklist_and_refuses_bad_count(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["outer-space", "setup", "8"]) == 0
+    out, _ = capsys.readouterr()
+    assert "4 alien cards" in out and "6 human, 1 android and 1 alien" in out
+    assert "5 repairs" in out
+    for bad in ["5", "13", "eight"]:
+        assert main(["outer-space", "setup", bad]) == 2
+        out, err = capsys.readouterr()
+        assert "6 to 12" in err and out == ""
 
 
 # -- T2 ---------------------------------------------------------------------

@@ -35,20 +35,21 @@ def sensible(view: dict) -> st.SearchStrategy[dict]:
     return VOTE if view["phase"] == "Bridge" else NEXT
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_any_command_sequence(data: st.DataObject) -> None:
     g = OuterSpace.from_settings({"players": PLAYERS, "timer_seconds": 20})
     now = 1000.0
     for _ in range(data.draw(st.integers(0, 45), label="length")):
         now += data.draw(st.floats(0, 30), label="wait")
+        # Hypothesis leans towards small numbers: those pick what the phase calls for.
         pick = data.draw(st.integers(0, 39), label="pick")
-        if pick == 0:
-            strategy = RESULT
-        elif pick < 10:
+        if pick < 30:
+            strategy = sensible(g.public_view(now))
+        elif pick < 39:
             strategy = COMMAND
         else:
-            strategy = sensible(g.public_view(now))
+            strategy = RESULT
         command = dict(data.draw(strategy, label="command"), at=now)
         before = json.dumps(g.to_dict(), sort_keys=True)
         try:

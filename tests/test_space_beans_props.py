@@ -73,7 +73,8 @@ FOR_ANYONE = command_for(st.integers(0, 2))
 
 
 def sized(n: int) -> st.SearchStrategy[list[int]]:
-    return st.lists(st.integers(1, 9), min_size=n, max_size=n)
+    # Distinct values: Hypothesis likes repeating its smallest value, which S1 refuses.
+    return st.lists(st.integers(1, 9), min_size=n, max_size=n, unique=True)
 
 
 def sensible(view: dict) -> st.SearchStrategy[dict]:
@@ -93,13 +94,13 @@ def sensible(view: dict) -> st.SearchStrategy[dict]:
     return st.one_of(
         st.just({"type": "close_out", "player": i}),
         st.builds(lambda b, c: {"type": "add", "player": i, "collection": "open", "bean": b, "cards": c},
-                  bean, CARDS),
+                  bean, st.lists(st.integers(1, 9), min_size=1, max_size=4, unique=True)),
         st.builds(lambda k: {"type": "add", "player": i, "collection": "secret", "count": k},
                   st.integers(1, 2)),
     )
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_any_command_sequence_from_the_start(data: st.DataObject) -> None:
     check_sequence(SpaceBeans.from_settings({"players": ["Ann", "Ben", "Cal"]}), data, 50)
@@ -116,12 +117,14 @@ def test_any_command_sequence_near_the_end(data: st.DataObject) -> None:
 
 
 def check_sequence(g: SpaceBeans, data: st.DataObject, most: int) -> None:
-    for _ in range(data.draw(st.integers(0, most), label="length")):
+    for _ in range(data.draw(st.integers(most // 4, most), label="length")):
         # Mostly what the turn calls for, so that games get somewhere; sometimes anything.
+        # (Hypothesis leans towards 0, so 0 is the sensible choice.)
         if data.draw(st.integers(0, 3), label="anything") == 0:
-            strategy = FOR_ANYONE
-        else:
             strategy = sensible(g.public_view())
+        else:
+            strategy = FOR_ANYONE if data.draw(st.booleans(), label="really anything") else \
+                sensible(g.public_view())
         command = data.draw(strategy, label="command")
         before = json.dumps(g.to_dict(), sort_keys=True)
         try:
