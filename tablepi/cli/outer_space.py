@@ -7,7 +7,7 @@ import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("outer-space", help="They Came From Outer Space helpers")
+    parser = sub.add_parser("outer-space", help="They Came From Outer Space: the set-up checklist")
     which = parser.add_subparsers(dest="outer_space", required=True, metavar="WHAT")
     p = which.add_parser("setup", help="print the set-up checklist for a number of players")
     p.add_argument("players", help="number of players (6-12)")
