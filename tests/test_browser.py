@@ -11,6 +11,8 @@ import json
 import re
 import time
 
+import cv2
+import numpy as np
 import pytest
 from browser_support import TablePiProcess, launch, page_errors, require_browser, screenshot, sign_in
 
@@ -134,6 +136,11 @@ def test_phone_move_shows_on_tv_within_a_second(table, tv, phone):
     phone.wait_for_selector("#action-error:not(.hidden)")
     assert "rule B8" in phone.inner_text("#action-error")
     assert table.state()["seq"] == before
+
+    # The TV's QR code opens the phone page on the address the TV itself used.
+    png = tv.locator("#qr svg").screenshot()
+    decoded, *_ = cv2.QRCodeDetector().detectAndDecode(cv2.imdecode(np.frombuffer(png, np.uint8), 1))
+    assert decoded == table.base + "/"
 
     screenshot(tv, "tv-beam-me-up.png")
     screenshot(phone, "phone-beam-me-up.png", full_page=True)

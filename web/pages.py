@@ -188,7 +188,8 @@ def tv() -> str:
 def part(view: str) -> str:
     if view not in LIVE_VIEWS:
         abort(404)
-    return render_template(f"parts/{view}.html", **_context(view))
+    extra = {"qr": qr_svg(_phone_url()), "phone_url": _phone_url()} if view == "tv" else {}
+    return render_template(f"parts/{view}.html", **extra, **_context(view))
 
 
 @bp.route("/device")
