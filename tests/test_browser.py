@@ -434,3 +434,27 @@ def test_device_roll_reads_dice_into_the_game(table, browser, tv):
     screenshot(page, "device-roll.png")
     assert errors == [] and tv.errors == []
     ctx.close()
+
+
+def test_tv_catches_up_after_the_table_restarts(browser, tmp_path):
+    own = TablePiProcess(tmp_path / "restart").start()
+    try:
+        own.command({"type": "new_game", "kind": "outer_space",
+                     "settings": {"players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]}})
+        ctx = browser.new_context(viewport=TV)
+        page = ctx.new_page()
+        errors = page_errors(page)
+        page.goto(own.base + "/tv")
+        page.wait_for_selector("#link-status.online")
+        own.stop()
+        page.wait_for_selector("#link-status.offline", timeout=5000)
+        # The table comes back (same data, same port) and a move is made while
+        # the TV is still reconnecting: the TV re-reads the state when it is back.
+        own.start()
+        own.command({"type": "leader", "player": "Eve"})
+        page.wait_for_function("document.getElementById('os-leader').textContent === 'Eve'", timeout=8000)
+        assert page.locator("#link-status.online").count() == 1
+        assert errors == []
+        ctx.close()
+    finally:
+        own.stop()
