@@ -164,3 +164,19 @@ def test_corrupt_database_with_tablepi_run(tmp_path: Path) -> None:
         proc.wait(timeout=10)
         proc.stdout.close()
         proc.stderr.close()
+
+
+def test_pin_is_made_once_kept_private_and_reused(tmp_path: Path) -> None:
+    from tablepi.pin import check_pin, load_or_create_pin
+
+    pin = load_or_create_pin(tmp_path)
+    assert len(pin) == 6 and pin.isdigit()
+    assert (tmp_path / "pin").stat().st_mode & 0o777 == 0o600
+    assert load_or_create_pin(tmp_path) == pin
+    os.chmod(tmp_path / "pin", 0o644)
+    assert load_or_create_pin(tmp_path) == pin
+    assert (tmp_path / "pin").stat().st_mode & 0o777 == 0o600
+    (tmp_path / "pin").write_text("12ab\n")  # damaged: a new one is made
+    again = load_or_create_pin(tmp_path)
+    assert again != "12ab" and len(again) == 6 and again.isdigit()
+    assert check_pin(again, f" {again} ") and not check_pin(again, None) and not check_pin(again, "000000x")
