@@ -385,6 +385,8 @@ class Service:
         return done.wait(timeout)
 
     def _synthetic_camera(self) -> Any:
+        if not self._camera_wanted:
+            return None
         camera = self._camera if self._camera is not None else self._devices.get("camera")
         seen = 0
         while camera is not None and seen < 4:
