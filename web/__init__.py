@@ -29,7 +29,6 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_COOKIE_SECURE": False,
     "SESSION_COOKIE_NAME": "tablepi_session",
     "PERMANENT_SESSION_LIFETIME": 30 * 24 * 3600,
-    "JSON_SORT_KEYS": False,
 }
 
 
