@@ -53,6 +53,7 @@ DOG_THRESHOLD = 16.0  # grey levels of local contrast a pip must have
 PIP_MIN_AREA = 5
 PIP_CONTRAST = 30.0  # grey levels between a pip's core and the face around it
 PIP_MAX_AREA = 260
+LINK_NEIGHBOURS = 6  # links tried per pip, nearest first
 LINK_RADII = 10.0  # farthest link between pips of one face, in pip radii
 LINE_TOLERANCE = 30.0  # Lab distance allowed along the face between two pips
 FACE_TOLERANCE = 45.0  # Lab distance allowed between the faces of linked pips
@@ -78,6 +79,8 @@ STRAY_SPANS = 0.6  # a pip left out must lie this far from the face centre (in p
 DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
 ONE_CLEAR_RADII = 4.0  # no other pip this close to a lone "1" pip
 ONE_INNER_RADII = (1.8, 2.3, 2.8)  # face ring around a "1", in pip radii
+ONE_OUTER_RADII = 8.0  # quick look outside a "1", in pip radii
+ONE_OFF_FACE = 0.4  # share of that look that must be off the face
 ONE_SPAN_RADII = 5.0  # edge search scale for a "1" (as a layout's span), in pip radii
 ONE_FACE_TOLERANCE = 18.0
 ONE_UNIFORM = 0.85
@@ -229,38 +232,9 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
     return _Pips(x, y, r, p.astype(int), face)
 
 
-def _line_ok(lab: np.ndarray, pips: _Pips, i: int, j: int, near: np.ndarray) -> float:
-    """Worst colour step along the segment between pips i and j (face only)."""
-    x0, y0, x1, y1 = pips.x[i], pips.y[i], pips.x[j], pips.y[j]
-    length = math.hypot(x1 - x0, y1 - y0)
-    n = max(int(length), 2)
-    t = np.linspace(0, 1, n)
-    px = x0 + (x1 - x0) * t
-    py = y0 + (y1 - y0) * t
-    ok = np.ones(n, bool)
-    for k in near:
-        ok &= (px - pips.x[k]) ** 2 + (py - pips.y[k]) ** 2 > (pips.r[k] * 1.6 + 1) ** 2
-    if ok.sum() < 2:
-        return 0.0
-    h, w = lab.shape[:2]
-    sx = np.clip(np.rint(px[ok]), 0, w - 1).astype(int)
-    sy = np.clip(np.rint(py[ok]), 0, h - 1).astype(int)
-    samples = lab[sy, sx].astype(np.float32)
-    ref = (pips.face[i] + pips.face[j]) / 2
-    dist = np.sqrt(((samples - ref) ** 2).sum(-1))
-    return float(np.percentile(dist, 90))
-
-
 def _groups(lab: np.ndarray, pips: _Pips) -> list[list[int]]:
+    """Pips that share one face: linked when alike and joined by unbroken face."""
     n = len(pips.x)
-    parent = list(range(n))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
     if n == 0:
         return []
     dx = pips.x[:, None] - pips.x[None, :]
@@ -276,16 +250,64 @@ def _groups(lab: np.ndarray, pips: _Pips) -> list[list[int]]:
         & (pips.polarity[:, None] == pips.polarity[None, :])
         & (facediff < FACE_TOLERANCE)
     )
-    ii, jj = np.nonzero(np.triu(cand, 1))
-    for i, j in zip(ii.tolist(), jj.tolist(), strict=True):
-        reach = dist[i] < dist[i, j] + pips.r[i] * 3
-        near = np.nonzero(reach)[0]
-        if _line_ok(lab, pips, i, j, near) < LINE_TOLERANCE:
-            parent[find(i)] = find(j)
+    # Each pip is tried against its nearest few candidates only: the pips of a
+    # face are each other's nearest neighbours.
+    masked = np.where(cand, dist, np.inf)
+    k = min(LINK_NEIGHBOURS, n)
+    nbrs = np.argsort(masked, axis=1)[:, :k]
+    valid_nbr = np.take_along_axis(masked, nbrs, axis=1) < np.inf
+    pair_set = set()
+    for i, j in zip(*np.nonzero(valid_nbr), strict=True):
+        a, b = int(i), int(nbrs[i, j])
+        pair_set.add((min(a, b), max(a, b)))
+    parent = list(range(n))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    if pair_set:
+        pairs = np.array(sorted(pair_set))
+        ok = _faces_unbroken(lab, pips, pairs, np.where(valid_nbr, nbrs, -1))
+        for a, b in pairs[ok].tolist():
+            parent[find(a)] = find(b)
     groups: dict[int, list[int]] = {}
-    for k in range(n):
-        groups.setdefault(find(k), []).append(k)
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
     return list(groups.values())
+
+
+_T = np.linspace(0.0, 1.0, 12)[1:-1]
+
+
+def _faces_unbroken(lab: np.ndarray, pips: _Pips, pairs: np.ndarray, nbrs: np.ndarray) -> np.ndarray:
+    """For each pair of pips, whether the segment between them stays on one face.
+
+    Samples near the two pips and near their neighbours (pips in between) are
+    left out; the second-worst colour step of the rest must stay small.
+    """
+    i, j = pairs[:, 0], pairs[:, 1]
+    px = pips.x[i, None] + (pips.x[j] - pips.x[i])[:, None] * _T
+    py = pips.y[i, None] + (pips.y[j] - pips.y[i])[:, None] * _T
+    excl = np.concatenate([pairs, nbrs[i], nbrs[j]], axis=1)
+    ex_x = np.where(excl >= 0, pips.x[excl], np.inf)
+    ex_y = np.where(excl >= 0, pips.y[excl], np.inf)
+    ex_r = np.where(excl >= 0, pips.r[excl] * 1.6 + 1, 0)
+    d2 = (px[:, :, None] - ex_x[:, None, :]) ** 2 + (py[:, :, None] - ex_y[:, None, :]) ** 2
+    free = ~(d2 < (ex_r**2)[:, None, :]).any(axis=2)
+    h, w = lab.shape[:2]
+    sx = np.clip(np.rint(px), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(py), 0, h - 1).astype(int)
+    ref = (pips.face[i] + pips.face[j]) / 2
+    step = np.sqrt(((lab[sy, sx].astype(np.float32) - ref[:, None, :]) ** 2).sum(-1))
+    step = np.where(free, step, -1.0)
+    step.sort(axis=1)
+    count = free.sum(axis=1)
+    second = step[np.arange(len(pairs)), np.clip(len(_T) - 2, 0, None)]
+    # With fewer than two free samples the pips nearly touch: nothing to break.
+    return (count < 2) | (second < LINE_TOLERANCE)
 
 
 def _fit(points: np.ndarray, radius: float) -> tuple[int, float, float]:
@@ -320,25 +342,39 @@ def _ring(lab: np.ndarray, x: float, y: float, radius: float) -> np.ndarray:
     return lab[sy, sx].astype(np.float32)
 
 
-def _lone_pip(lab: np.ndarray, pips: _Pips, k: int) -> Die | None:
-    """A die showing 1, if pip k sits alone in the middle of a uniform face with edges."""
-    x, y, r = float(pips.x[k]), float(pips.y[k]), float(pips.r[k])
-    d2 = (pips.x - x) ** 2 + (pips.y - y) ** 2
-    if np.count_nonzero((d2 < (ONE_CLEAR_RADII * r) ** 2) & (pips.r > 0.5 * r)) > 1:
-        return None
-    inner = np.stack([_ring(lab, x, y, r * f) for f in ONE_INNER_RADII])
-    face = np.median(inner.reshape(-1, 3), axis=0)
-    uniform = float(np.mean(np.sqrt(((inner - face) ** 2).sum(-1)) < ONE_FACE_TOLERANCE))
-    if uniform < ONE_UNIFORM:
-        return None
-    pts = np.array([[x, y]])
-    edges = _edge_distances(lab, x, y, face, pts, r, r * ONE_SPAN_RADII)
-    if edges is None:
-        return None
-    edged = 1.0
-    conf = min(1.0, 0.5 + 0.5 * (uniform - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9) * edged)
-    half = r * ONE_SIZE_RADII / 2
-    return Die(1, [x - half, y - half, x + half, y + half], conf, [(x, y)], r)
+def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
+    """Dice showing 1: pips that sit alone in the middle of a uniform face with edges."""
+    if not ks:
+        return []
+    k = np.array(ks)
+    x, y, r = pips.x[k], pips.y[k], pips.r[k]
+    d2 = (x[:, None] - pips.x[None, :]) ** 2 + (y[:, None] - pips.y[None, :]) ** 2
+    crowd = ((d2 < ((ONE_CLEAR_RADII * r) ** 2)[:, None]) & (pips.r[None, :] > 0.5 * r[:, None])).sum(axis=1)
+    h, w = lab.shape[:2]
+    radii = r[:, None] * np.array(ONE_INNER_RADII)[None, :]  # (S, R)
+    sx = x[:, None, None] + radii[:, :, None] * _COS[None, None, :]
+    sy = y[:, None, None] + radii[:, :, None] * _SIN[None, None, :]
+    sx = np.clip(np.rint(sx), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(sy), 0, h - 1).astype(int)
+    inner = lab[sy, sx].astype(np.float32).reshape(len(k), -1, 3)
+    face = np.median(inner, axis=1)
+    uniform = (np.sqrt(((inner - face[:, None, :]) ** 2).sum(-1)) < ONE_FACE_TOLERANCE).mean(axis=1)
+    # A quick look well outside the face: a speck on a plain table has the same
+    # colour all round, so it needs no closer look for the die's edge.
+    ox = np.clip(np.rint(x[:, None] + ONE_OUTER_RADII * r[:, None] * _COS), 0, w - 1).astype(int)
+    oy = np.clip(np.rint(y[:, None] + ONE_OUTER_RADII * r[:, None] * _SIN), 0, h - 1).astype(int)
+    outer = lab[oy, ox].astype(np.float32)
+    off = (np.sqrt(((outer - face[:, None, :]) ** 2).sum(-1)) > EDGE_STEP).mean(axis=1)
+    dice = []
+    for n in np.nonzero((crowd <= 1) & (uniform >= ONE_UNIFORM) & (off >= ONE_OFF_FACE))[0].tolist():
+        px, py, pr = float(x[n]), float(y[n]), float(r[n])
+        edges = _edge_distances(lab, px, py, face[n], np.array([[px, py]]), pr, pr * ONE_SPAN_RADII)
+        if edges is None:
+            continue
+        conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
+        half = pr * ONE_SIZE_RADII / 2
+        dice.append(Die(1, [px - half, py - half, px + half, py + half], conf, [(px, py)], pr))
+    return dice
 
 
 _RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
@@ -421,19 +457,15 @@ def _read_level(img: np.ndarray) -> list[Die]:
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
     pips = _candidates(img, grey, lab)
     dice: list[Die] = []
+    lone: list[int] = []
     for g in _groups(lab, pips):
         if len(g) == 1:
-            one = _lone_pip(lab, pips, g[0])
-            if one is not None:
-                dice.append(one)
+            lone.append(g[0])
             continue
         best = _best_subset(pips, g)
         if best is None:
             # A lone pip linked to stray blobs (a side face, a speck) may still be a "1".
-            for k in g:
-                one = _lone_pip(lab, pips, k)
-                if one is not None:
-                    dice.append(one)
+            lone.extend(g)
             continue
         kept, value, conf, size = best
         pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
@@ -447,7 +479,7 @@ def _read_level(img: np.ndarray) -> list[Die]:
         half = size / 2
         box = [cx - half, cy - half, cx + half, cy + half]
         dice.append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius))
-    return dice
+    return dice + _lone_pips(lab, pips, lone)
 
 
 def read_dice(image: np.ndarray) -> list[Die]:
