@@ -1,4 +1,4 @@
-"""Helpers for the real-browser tests: a real `tablepi run --simulate` on a
+"""Support for the real-browser tests: a real `tablepi run --simulate` on a
 free loopback port, Debian's headless Chromium driven by Playwright, and the
 JSON API for setting a scene up quickly.
 

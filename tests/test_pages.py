@@ -222,7 +222,7 @@ def test_the_danger_coin_leaves_no_trace_on_any_page(running_service):
     assert after == before
 
 
-def test_helpers():
+def test_view_functions():
     assert [fmt_seconds(s) for s in (58.2, 59.2, 60.5, 0)] == ["59", "1:00", "1:01", "0"]
     assert timer_left({"state": "running", "deadline": 100.0}, now=90.0) == 10.0
     assert timer_left({"state": "paused", "remaining": 12.5, "deadline": None}) == 12.5
