@@ -182,3 +182,41 @@ def test_service_rolls_the_synthetic_camera_and_plays_the_reading(tmp_path: Path
             service.set_kept([7])
     finally:
         service.close()
+
+
+def test_dice_left_in_the_keep_area_are_kept(tmp_path: Path) -> None:
+    import numpy as np
+
+    from vision.reader import Die
+    from vision.regions import Regions
+
+    config = Config(data_dir=tmp_path)
+    service = Service(config, tmp_path, simulate=True, camera=False)
+    service.start("http://test/")
+    try:
+        service.table.start_game("beam_me_up", {**SETTINGS, "advantage": False})
+        service.table.submit({"type": "roll", "dice": [2, 2, 5, 1, 6]}, "camera")
+        assert service.wait_idle()
+        frame = np.zeros((480, 640, 3), np.uint8)
+        keep_area = Regions.from_values(keep=[0.0, 0.0, 0.25, 1.0])  # the left quarter
+
+        def die(value: int, x: float) -> Die:
+            return Die(value, [x, 200, x + 40, 240], 0.95)
+
+        # The two 2s lie in the keep area; the others were thrown again.
+        dice = [die(2, 10), die(2, 80), die(4, 300), die(4, 400), die(3, 500)]
+        service._on_reading(frame, dice, keep_area, rolled=True)
+        assert service.wait_idle()
+        state = service.table.public_state()
+        assert state["seq"] == 2
+        assert state["game"]["state"]["kept"] == [2, 2]
+        assert sorted(state["game"]["state"]["dice"]) == [2, 2, 3, 4, 4]
+        assert service.last_reading["problem"] is None
+        # Four dice read: nothing is played and the OLED says why.
+        service._on_reading(frame, dice[:4], keep_area, rolled=True)
+        assert service.wait_idle()
+        assert service.table.seq == 2
+        assert "Read 4 dice" in service.last_reading["problem"]
+        assert service.display.screen == "error"
+    finally:
+        service.close()
