@@ -102,7 +102,7 @@ def test_unknown_live_view_is_404(client):
     assert client.get("/part/admin").status_code == 404
 
 
-def test_tv_has_a_qr_code_for_the_phone_page_on_the_request_host(client):
+def test_tv_has_a_qr_code_for_the_phone_page_on_the_request_host(service, client):
     html = get(client, "/tv")
     expected = segno.make("http://table.local:8080/", error="m").svg_inline(
         scale=8, dark="#000", light="#fff", border=2, omitsize=True
@@ -111,6 +111,13 @@ def test_tv_has_a_qr_code_for_the_phone_page_on_the_request_host(client):
     html = client.get("/tv", headers={"Host": "table.local:8080"}).get_data(as_text=True)
     assert expected in html
     assert "http://table.local:8080/" in html
+    # A TV on the table itself (localhost) shows the table's network address instead.
+    service.address = "http://192.168.1.20:8080/"
+    try:
+        html = client.get("/tv", headers={"Host": "localhost:8080"}).get_data(as_text=True)
+    finally:
+        service.address = ""
+    assert "http://192.168.1.20:8080/" in html and "localhost" not in html
 
 
 def test_beam_me_up_pages_show_boards_roll_and_options(service, client):
@@ -224,8 +231,8 @@ def test_the_danger_coin_leaves_no_trace_on_any_page(running_service):
 
 def test_view_functions():
     assert [fmt_seconds(s) for s in (58.2, 59.2, 60.5, 0)] == ["59", "1:00", "1:01", "0"]
-    assert timer_left({"state": "running", "deadline": 100.0}, now=90.0) == 10.0
-    assert timer_left({"state": "paused", "remaining": 12.5, "deadline": None}) == 12.5
+    assert timer_left({"state": "running", "remaining": 9.25, "deadline": 100.0}) == 9.25
+    assert timer_left({"state": "ended", "remaining": -0.5}) == 0.0
     assert [d["kept"] for d in dice_marks([4, 4, 2, 4, 1], [4, 4])] == [True, True, False, False, False]
     board = board_rows({"layout": {"top_row": 7, "space_row": 6, "rockets": [{"column": "1", "row": 2}]},
                         "counters": {"1": 2}})

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from typing import Any
 
 import segno
@@ -122,12 +121,9 @@ def dice_marks(dice: list[int] | None, kept: list[int]) -> list[dict[str, Any]]:
     return marked
 
 
-def timer_left(timer: dict[str, Any], now: float | None = None) -> float:
-    """Seconds left on a mission timer. A running timer is read from its
-    deadline, so the count is right however the view was stamped."""
-    deadline = timer.get("deadline")
-    if timer.get("state") == "running" and isinstance(deadline, int | float):
-        return max(0.0, float(deadline) - (time.time() if now is None else now))
+def timer_left(timer: dict[str, Any]) -> float:
+    """Seconds left on a mission timer when the state was read (the table
+    stamps the view with its own clock); the page counts down from there."""
     remaining = timer.get("remaining", timer.get("duration", 0))
     return max(0.0, float(remaining)) if isinstance(remaining, int | float) else 0.0
 
@@ -163,8 +159,18 @@ def qr_svg(url: str) -> Markup:
     return Markup(svg)
 
 
+LOOPBACK_HOSTS = ("localhost", "127.", "[::1]", "::1")
+
+
 def _phone_url() -> str:
-    # The TV is opened on the table's own address, so the phones can use it too.
+    """The address phones should open: the one the TV used, unless the TV runs
+    on the table itself (localhost), when the table's network address is the
+    one phones can reach."""
+    host = request.host.lower()
+    if host.startswith(LOOPBACK_HOSTS):
+        address = getattr(_service(), "address", "") or ""
+        if address and not address.split("//", 1)[-1].startswith(LOOPBACK_HOSTS):
+            return address
     return request.host_url
 
 
