@@ -15,6 +15,7 @@ server (gevent) would be the next step; for a games table it is not needed.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -86,6 +87,9 @@ def make_server(app: Any, host: str = "0.0.0.0", port: int = 8080, threads: int 
     ``.effective_port``)."""
     from waitress.server import create_server
 
+    # Waitress notes every viewer who closes a page at INFO; on a table that
+    # is routine, and the journal lives on an SD card.
+    logging.getLogger("waitress").setLevel(logging.WARNING)
     threads = threads or DEFAULT_VIEWERS + SPARE_THREADS
     config = getattr(app, "config", None)
     if config is not None:
