@@ -52,6 +52,8 @@
       press(name, document.getElementById("hold").checked || held >= LONG_MS);
     });
     b.addEventListener("pointercancel", function () { b.classList.remove("down"); delete downAt[name]; });
+    // A long touch must stay a long press, not open the browser's menu.
+    b.addEventListener("contextmenu", function (ev) { ev.preventDefault(); });
     b.addEventListener("keydown", function (ev) {
       if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); press(name, document.getElementById("hold").checked); }
     });
