@@ -63,7 +63,9 @@ fi
 echo "Installing and starting the service..."
 install -m 0644 "$PREFIX/systemd/tablepi.service" "$UNIT"
 systemctl daemon-reload
-systemctl enable --now tablepi.service
+systemctl enable tablepi.service
+# restart, not start: running the installer again upgrades a running table.
+systemctl restart tablepi.service
 
 echo
 echo "TablePi is installed and running. Its web address and PIN are on the"

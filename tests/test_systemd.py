@@ -76,7 +76,8 @@ def test_install_script() -> None:
         '"$PREFIX[pi]"',
         "raspi-config nonint do_i2c 0",
         "gpio,i2c,video",
-        "systemctl enable --now tablepi.service",
+        "systemctl enable tablepi.service",
+        "systemctl restart tablepi.service",
     ):
         assert needed in text, needed
 
