@@ -330,13 +330,15 @@ class Service:
                     if self.controller is not None:
                         self._guard(lambda n=now: self.controller.tick(n))
                     self._guard(lambda n=now: self.display.tick())
-                # The OLED mirror is told of new images at a steady pace and
-                # never while a secret is up, so its events reveal nothing.
+                # The OLED mirror hears of the screen at a steady pace, changed
+                # or not, and while a secret is up it hears the version from
+                # before: neither the timing nor the content of these events
+                # can tell that a coin was shown.
                 if time.monotonic() - last_display_event >= DISPLAY_EVENT_SECONDS:
                     last_display_event = time.monotonic()
-                    if not self.display.secret and self.display.version != display_version:
+                    if not self.display.secret:
                         display_version = self.display.version
-                        self.table.publish("display", {"version": display_version})
+                    self.table.publish("display", {"version": display_version or 0})
         finally:
             sub.close()
 
