@@ -210,7 +210,7 @@
       var out = document.getElementById("pin-error");
       out.textContent = "";
       TP.post("/api/login", { pin: input.value.trim() })
-        .then(function () { setAuthed(true); input.value = ""; refresh(); })
+        .then(function () { signIns++; setAuthed(true); input.value = ""; refresh(); })
         .catch(function (e) { out.textContent = e.message; });
     });
   }
@@ -218,6 +218,12 @@
   if (logout) logout.addEventListener("click", function () { setAuthed(false); });
 
   setAuthed(TP.authed());
+  // The session cookie is the truth (it outlives this tab, and a new PIN ends it).
+  var signIns = 0;
+  fetch("/api/session", { credentials: "same-origin" })
+    .then(function (r) { return r.json(); })
+    .then(function (d) { if (!signIns) setAuthed(!!d.signed_in); })
+    .catch(function () { /* keep the stored guess */ });
   runHooks();
   connect();
 })();

@@ -44,8 +44,4 @@
     }
   }, true);
 
-  fetch("/api/session", { credentials: "same-origin" })
-    .then(function (r) { return r.json(); })
-    .then(function (d) { TP.setAuthed(!!d.signed_in); })
-    .catch(function () { /* keep the stored guess */ });
 })();
