@@ -53,7 +53,9 @@ PIP_MIN_AREA = 5
 PIP_CONTRAST = 45.0  # grey levels between a pip's core and the face around it
 PIP_MAX_AREA = 260
 LINK_NEIGHBOURS = 6  # links tried per pip, nearest first
-LINK_RADII = 10.0  # farthest link between pips of one face, in pip radii
+LINK_RADII = 8.5  # farthest link between pips of one face, in pip radii
+LINK_SHRINK = 0.8  # a group that fits no layout is regrouped with links this much shorter
+LINK_MIN = 3.5  # shortest link length tried
 LINE_TOLERANCE = 30.0  # Lab distance allowed along the face between two pips
 FACE_TOLERANCE = 45.0  # Lab distance allowed between the faces of linked pips
 SPAN_RADII = (4.3, 9.0)  # diagonal of a face's pip grid, in pip radii
@@ -116,6 +118,10 @@ class _Pips:
     r: np.ndarray
     polarity: np.ndarray
     face: np.ndarray  # Lab colour of the face around each pip
+
+    def subset(self, idx: list[int]) -> _Pips:
+        i = np.asarray(idx, dtype=int)
+        return _Pips(self.x[i], self.y[i], self.r[i], self.polarity[i], self.face[i])
 
 
 def _split_blob(mask: np.ndarray, dog: np.ndarray, ox: int, oy: int) -> list[tuple[float, float, float]]:
@@ -234,7 +240,7 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
     return _Pips(x, y, r, p.astype(int), face)
 
 
-def _groups(lab: np.ndarray, pips: _Pips) -> list[list[int]]:
+def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = 0.0) -> list[list[int]]:
     """Pips that share one face: linked when alike and joined by unbroken face."""
     n = len(pips.x)
     if n == 0:
@@ -246,7 +252,7 @@ def _groups(lab: np.ndarray, pips: _Pips) -> list[list[int]]:
     rratio = np.maximum(pips.r[:, None], pips.r[None, :]) / np.minimum(pips.r[:, None], pips.r[None, :])
     facediff = np.sqrt(((pips.face[:, None, :] - pips.face[None, :, :]) ** 2).sum(-1))
     cand = (
-        (dist <= LINK_RADII * rmean)
+        (dist <= (link_radii or LINK_RADII) * rmean)
         & (dist > 1.8 * rmean)
         & (rratio < 1.7)
         & (pips.polarity[:, None] == pips.polarity[None, :])
@@ -460,11 +466,19 @@ def _read_level(img: np.ndarray) -> list[Die]:
     pips = _candidates(img, grey, lab)
     dice: list[Die] = []
     lone: list[int] = []
-    for g in _groups(lab, pips):
+    queue = [(g, LINK_RADII) for g in _groups(lab, pips)]
+    while queue:
+        g, link = queue.pop()
         if len(g) == 1:
             lone.append(g[0])
             continue
-        best = _best_subset(pips, g)
+        best = _best_subset(pips, g) if len(g) <= 9 else None
+        if best is None and len(g) >= 3 and link * LINK_SHRINK >= LINK_MIN:
+            # Neighbouring dice of one colour can join through a long link;
+            # shorter links part them.
+            link *= LINK_SHRINK
+            queue.extend(([g[k] for k in sub], link) for sub in _groups(lab, pips.subset(g), link))
+            continue
         if best is None:
             # A lone pip linked to stray blobs (a side face, a speck) may still be a "1".
             lone.extend(g)
