@@ -116,6 +116,13 @@
     var kept = [];
     for (var i = 0; i < 5; i++) if (locked[i]) kept.push(slots[i]);
     if (kept.length && !correcting) cmd.kept = kept;
+    // A corrected roll keeps what was set aside before it, if the dice still show it.
+    var before = correcting && current.s ? current.s.kept || [] : [];
+    if (before.length) {
+      var left = slots.slice();
+      var fits = before.every(function (v) { var at = left.indexOf(v); if (at < 0) return false; left.splice(at, 1); return true; });
+      if (fits) cmd.kept = before.slice();
+    }
     var first = correcting ? TP.command({ type: "undo" }) : Promise.resolve();
     first.then(function () { return TP.command(cmd); })
       .then(function () { close(); keptIdx = []; })
