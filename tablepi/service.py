@@ -304,6 +304,9 @@ class Service:
             self.controller = cls(self.table, self.display, self.buzzer, self.clock, **kwargs)
         except Exception as exc:
             self._report(f"the {kind} controller could not start: {exc}")
+            return
+        if self._camera_state in ("lost", "absent") and hasattr(self.controller, "on_camera"):
+            self.controller.on_camera(self._camera_state)
 
     def _controller_loop(self) -> None:
         sub = self.table.subscribe(maxsize=100)
@@ -458,6 +461,14 @@ class Service:
         else:
             log.info("camera back: %s", message)
         self.table.publish("camera", {"state": "lost" if kind == "lost" else "restored", "message": message})
+        state = self._camera_state
+
+        def tell() -> None:
+            on_camera = getattr(self.controller, "on_camera", None)
+            if on_camera is not None:
+                on_camera(state)
+
+        self._jobs.put(tell)
 
     def _camera_loop(self) -> None:
         try:
@@ -466,6 +477,7 @@ class Service:
             self._camera_state = "absent"
             self.table.publish("camera", {"state": "absent", "message": str(exc)})
             log.warning("no camera: %s; Beam Me Up rolls can be entered on a phone", exc)
+            self._jobs.put(lambda: getattr(self.controller, "on_camera", lambda state: None)("absent"))
             return
         try:
             from vision.regions import Regions

@@ -213,3 +213,20 @@ def test_event_ids_keep_rising_across_restarts(tmp_path: Path) -> None:
         assert second.table.public_state()["game"]["kind"] == "beam_me_up"
     finally:
         second.close()
+
+
+def test_a_lost_camera_is_reported_and_the_controller_told(service: Service) -> None:
+    sub = service.table.subscribe()
+    service.table.start_game("beam_me_up", BMU)
+    assert _wait(lambda: service.controller is not None)
+    service._camera_event("lost", "camera: no frame for 1.0 s")
+    assert service.wait_idle()
+    assert service.health()["camera"]["state"] == "lost"
+    assert service.controller.note.startswith("No camera")
+    events = []
+    while (event := sub.get(0)) is not None:
+        events.append(event)
+    assert [e.data["state"] for e in events if e.type == "camera"] == ["lost"]
+    service._camera_event("restored", "camera: back")
+    assert service.wait_idle()
+    assert service.health()["camera"]["state"] == "ok" and service.controller.note is None

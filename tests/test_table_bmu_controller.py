@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from hardware.display import TableDisplay
-from tablepi.controllers.beam_me_up import ERROR_SECONDS, BeamMeUpController, reading_problem
+from tablepi.controllers.beam_me_up import (
+    ERROR_SECONDS,
+    NO_CAMERA,
+    BeamMeUpController,
+    reading_problem,
+)
 from tablepi.store import Store
 from tablepi.table import Table
 
@@ -139,3 +144,18 @@ def test_readings_that_are_not_new_rolls(tmp_path: Path) -> None:
 def test_reading_problems(dice: list[dict], problem: str | None) -> None:
     found = reading_problem(dice)
     assert found == problem if problem is None else problem in found
+
+
+def test_without_a_camera_the_oled_points_to_the_phone(tmp_path: Path) -> None:
+    settings = {"players": [{"name": "Ann"}, {"name": "Ben"}], "advantage": False}
+    table, display, controller, clock = _setup(tmp_path, settings)
+    controller.on_camera("lost")
+    assert display.screen == "dice" and controller.note == NO_CAMERA
+    controller.on_button("roll")
+    assert display.screen == "error"
+    clock.now += ERROR_SECONDS + 0.1
+    controller.tick(clock.now)
+    table.submit({"type": "roll", "dice": [1, 2, 3, 4, 6], "manual": True}, "web")
+    assert controller.note == NO_CAMERA  # still true after a roll from the phone
+    controller.on_camera("ok")
+    assert controller.note is None

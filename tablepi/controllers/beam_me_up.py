@@ -30,6 +30,7 @@ COLUMNS = ("1", "2", "3", "4", "5", "6", "straight")
 DICE = 5
 MIN_CONFIDENCE = 0.5
 ERROR_SECONDS = 3.0
+NO_CAMERA = "No camera: enter rolls on a phone"
 
 
 def reading_problem(dice: list[dict[str, Any]]) -> str | None:
@@ -82,6 +83,7 @@ class BeamMeUpController:
         self.picked: list[str] = []  # advantage columns picked so far
         self.note: str | None = None  # a problem with the last reading, until the next roll
         self.last_reading: list[int] | None = None
+        self.camera_ok = True
         self._state: dict[str, Any] | None = None
         self._signature: tuple | None = None
         self._error_until = 0.0
@@ -113,7 +115,7 @@ class BeamMeUpController:
             if state.get("phase") != "advantage":
                 self.picked = []
             if state.get("roll") != (self._state or {}).get("roll"):
-                self.note = None
+                self.note = None if self.camera_ok else NO_CAMERA
         self._state = state
         self.redraw()
 
@@ -169,6 +171,15 @@ class BeamMeUpController:
         self.note = None
         return self._submit(roll_command(values, kept), source="camera")
 
+    def on_camera(self, state: str) -> None:
+        """The camera is "lost", "absent" or "ok" again: say what still works."""
+        self.camera_ok = state == "ok"
+        if not self.camera_ok:
+            self.note = NO_CAMERA
+        elif self.note == NO_CAMERA:
+            self.note = None
+        self.redraw()
+
     def tick(self, now: float) -> None:
         if self._error_until and now >= self._error_until:
             self._error_until = 0.0
@@ -205,7 +216,9 @@ class BeamMeUpController:
             return
         # At a real table B takes the last reading as a roll, for when a
         # re-roll happened to show the same dice as before.
-        if self.last_reading is not None:
+        if not self.camera_ok:
+            self._show_error("No camera: enter the roll on a phone.")
+        elif self.last_reading is not None:
             self.on_reading([{"value": v, "confidence": 1.0} for v in self.last_reading], forced=True)
         else:
             self._show_error("Roll the dice in the tray.")
