@@ -192,10 +192,15 @@ class Store:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                # Also after a failed COMMIT: leave no transaction open behind.
+                if self._conn.in_transaction:
+                    try:
+                        self._conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        log.exception("rolling back")
                 raise
-            self._conn.execute("COMMIT")
 
     def pragma(self, name: str) -> Any:
         with self._lock:
