@@ -560,7 +560,8 @@ class Service:
         self._jobs.put(deliver)
 
     def camera_jpeg(self) -> bytes | None:
-        """The latest frame with each die read drawn on it, as JPEG."""
+        """The latest frame with each die read drawn on it, and the tray and
+        keep area when they are set, as JPEG."""
         with self._frame_lock:
             frame = None if self._frame is None else self._frame.copy()
             dice = list(self._frame_dice)
@@ -568,8 +569,14 @@ class Service:
             return None
         import cv2
 
-        from vision.regions import draw_dice
+        from vision.regions import Regions, draw_dice, draw_regions
 
+        cam_cfg = self.config.camera
+        if cam_cfg.tray or cam_cfg.keep:
+            try:
+                draw_regions(frame, Regions.from_values(cam_cfg.tray, cam_cfg.keep))
+            except ValueError:
+                pass  # reported when the camera loop started
         draw_dice(frame, dice)
         ok, data = cv2.imencode(".jpg", frame, [int(cv2.IMWRITE_JPEG_QUALITY), 80])
         return data.tobytes() if ok else None
