@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+CAMERA_WAIT_SECONDS = 5.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -207,7 +207,8 @@ def _camera_frame(camera_cfg):
     try:
         camera = open_camera(camera_cfg)
         try:
-            frame = camera.read()
+            wait = getattr(camera, "wait_frame", None)
+            frame = wait(CAMERA_WAIT_SECONDS) if wait is not None else camera.read()
         finally:
             close = getattr(camera, "close", None)
             if close is not None:

@@ -1,0 +1,121 @@
+"""`tablepi dice read|eval|calibrate` end to end, in process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tablepi.cli import main
+from vision.synth import scene
+
+
+@pytest.fixture()
+def photos(tmp_path: Path) -> dict[str, list[int]]:
+    truth = {}
+    for n, vals in enumerate([[1, 4, 6], [2, 3, 5, 5], []]):
+        img, _ = scene(640, 480, vals, 56, np.random.default_rng(n), "wood")
+        name = f"roll{n}.png"
+        cv2.imwrite(str(tmp_path / name), img)
+        truth[name] = sorted(vals)
+    return truth
+
+
+def test_read_json(photos, tmp_path: Path, capsys) -> None:
+    files = [str(tmp_path / n) for n in photos]
+    assert main(["dice", "read", "--json", *files]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == set(photos)
+    for name, dice in out.items():
+        assert sorted(d["value"] for d in dice) == photos[name]
+        for d in dice:
+            assert set(d) == {"value", "box", "confidence"}
+            x0, y0, x1, y1 = d["box"]
+            assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 480
+            assert 0.5 <= d["confidence"] <= 1
+
+
+def test_read_text_and_annotate(photos, tmp_path: Path, capsys) -> None:
+    out_dir = tmp_path / "annotated"
+    assert main(["dice", "read", "--annotate", str(out_dir), str(tmp_path / "roll0.png")]) == 0
+    assert capsys.readouterr().out.strip() == "roll0.png: 3 dice: 1 4 6"
+    drawn = cv2.imread(str(out_dir / "roll0.png"))
+    assert drawn is not None and (drawn != cv2.imread(str(tmp_path / "roll0.png"))).any()
+
+
+def test_unreadable_image_is_reported_and_others_read(photos, tmp_path: Path, capsys) -> None:
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not a jpeg at all")
+    missing, good = tmp_path / "missing.png", tmp_path / "roll1.png"
+    code = main(["dice", "read", "--json", str(broken), str(missing), str(good)])
+    captured = capsys.readouterr()
+    assert code != 0
+    assert "broken.jpg: not an image" in captured.err
+    assert "missing.png: no such file" in captured.err
+    out = json.loads(captured.out)
+    assert list(out) == ["roll1.png"]
+    assert sorted(d["value"] for d in out["roll1.png"]) == [2, 3, 5, 5]
+
+
+def test_eval_prints_the_scores(photos, tmp_path: Path, capsys) -> None:
+    labels = {}
+    for n, (name, vals) in enumerate(photos.items()):
+        _, placed = scene(640, 480, vals, 56, np.random.default_rng(n), "wood")
+        labels[name] = {"dice": [{"value": p.value, "box": p.box} for p in placed]}
+    labels["roll1.png"]["dice"][0]["value"] = 6 if labels["roll1.png"]["dice"][0]["value"] != 6 else 1
+    (tmp_path / "labels.json").write_text(json.dumps(labels))
+    assert main(["dice", "eval", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "misread roll1.png" in out
+    assert "miss roll1.png" in out
+    last = out.strip().splitlines()[-1]
+    assert "images 3 dice 7 predicted 7" in last
+    assert "recall 1.000 precision 1.000 value_acc 0.857 die_acc 0.857 image_acc 0.667" in last
+    assert main(["dice", "eval", "--json", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["die_accuracy"] == pytest.approx(6 / 7)
+
+
+def test_eval_without_labels(tmp_path: Path, capsys) -> None:
+    assert main(["dice", "eval", str(tmp_path)]) == 2
+    assert "labels.json" in capsys.readouterr().err
+
+
+def test_calibrate_from_image_with_regions(photos, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "check.png"
+    code = main(
+        [
+            "dice", "calibrate", "--image", str(tmp_path / "roll1.png"), "--out", str(out),
+            "--tray", "[[0,0],[1,0],[1,1],[0,1]]", "--keep", "[0.0,0.0,0.5,1.0]",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    assert "4 dice read, 4 in the tray" in capsys.readouterr().out
+    assert cv2.imread(str(out)).shape == (480, 640, 3)
+
+
+def test_calibrate_reads_the_config(photos, tmp_path: Path, capsys) -> None:
+    cfg = tmp_path / "tablepi.toml"
+    cfg.write_text("[camera]\ntray = [[0.0, 0.0], [0.01, 0.0], [0.0, 0.01]]\nkeep = [0.0, 0.0, 0.01, 0.01]\n")
+    out = tmp_path / "check.png"
+    photo = tmp_path / "roll0.png"
+    assert main(["dice", "calibrate", "--config", str(cfg), "--image", str(photo), "--out", str(out)]) == 0
+    assert "3 dice read, 0 in the tray" in capsys.readouterr().out
+
+
+def test_calibrate_refuses_bad_regions(photos, tmp_path: Path, capsys) -> None:
+    photo, out = tmp_path / "roll0.png", tmp_path / "x.png"
+    code = main(["dice", "calibrate", "--image", str(photo), "--out", str(out), "--keep", "[0.9, 0.9, 0.1]"])
+    assert code == 2
+    assert "keep" in capsys.readouterr().err
+
+
+def test_calibrate_from_the_configured_camera(tmp_path: Path, capsys) -> None:
+    cfg = tmp_path / "tablepi.toml"
+    cfg.write_text('[camera]\nsource = "synthetic"\ntray = [[0, 0], [1, 0], [1, 1], [0, 1]]\n')
+    out = tmp_path / "camera.png"
+    assert main(["dice", "calibrate", "--config", str(cfg), "--out", str(out)]) == 0
+    assert "5 dice read, 5 in the tray" in capsys.readouterr().out
+    assert cv2.imread(str(out)) is not None
