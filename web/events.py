@@ -53,6 +53,7 @@ def stream(
     queue: int,
     display: Callable[[], int | None] | None = None,
     encoded: EncodedEvents | None = None,
+    streams: StreamCount | None = None,
 ) -> Iterator[bytes]:
     """The stream's messages. ``display`` gives the OLED mirror's version
     (see ``web.device``): "display" events carry that version instead of the
@@ -62,6 +63,8 @@ def stream(
     # between is lost; duplicates are skipped by id below.
     encoded = encoded if encoded is not None else EncodedEvents()
     sub = table.subscribe(maxsize=queue)
+    if streams is not None:
+        streams.track(sub)
     try:
         # The retry hint makes browsers reconnect quickly after a restart.
         yield b"retry: 2000\n\n"
@@ -78,6 +81,8 @@ def stream(
         while True:
             event = sub.get(timeout=heartbeat)
             if event is None:
+                if sub.closed:
+                    return  # the server is shutting down
                 yield b": keep-alive\n\n"
             elif event.type == "missed":
                 yield _state_event(table)
@@ -87,6 +92,8 @@ def stream(
                     yield message
                 sent = event.id
     finally:
+        if streams is not None:
+            streams.untrack(sub)
         sub.close()
 
 
@@ -143,12 +150,29 @@ def _display_version(service: Any, oled: Any) -> Callable[[], int | None]:
 
 
 class StreamCount:
-    """Open streams, so that viewers never take every server thread: each
-    stream holds one for as long as it is open, and commands need one too."""
+    """Open streams, so that viewers never take every server thread (each
+    stream holds one for as long as it is open, and commands need one too),
+    and their subscriptions, so that a server shutting down can end them all
+    at once instead of waiting for each one's next heartbeat."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.open = 0
+        self._subs: set[Any] = set()
+
+    def track(self, sub: Any) -> None:
+        with self._lock:
+            self._subs.add(sub)
+
+    def untrack(self, sub: Any) -> None:
+        with self._lock:
+            self._subs.discard(sub)
+
+    def close_all(self) -> None:
+        with self._lock:
+            subs = list(self._subs)
+        for sub in subs:
+            sub.close()
 
     def enter(self, limit: int) -> bool:
         with self._lock:
@@ -192,6 +216,7 @@ def events():
                 int(config["SSE_QUEUE"]),
                 _display_version(service, current_app.extensions["tablepi.oled"]),
                 current_app.extensions["tablepi.encoded"],
+                count,
             ),
             count,
         )

@@ -30,8 +30,9 @@ class TableServer:
     serves until ``close()``, which closes every connection (event streams
     included) and returns once the serving loop has ended."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: Any, app: Any = None) -> None:
         self._server = server
+        self._app = app
         self._stop = threading.Event()
         self._running = threading.Event()
         self._done = threading.Event()
@@ -63,6 +64,9 @@ class TableServer:
 
     def close(self, timeout: float = 5.0) -> None:
         self._stop.set()
+        streams = getattr(self._app, "extensions", {}).get("tablepi.streams")
+        if streams is not None:
+            streams.close_all()  # each open event stream ends now
         if not self._running.is_set():
             self._shutdown()
             return
@@ -108,4 +112,4 @@ def make_server(app: Any, host: str = "0.0.0.0", port: int = 8080, threads: int 
         ident="tablepi",
         clear_untrusted_proxy_headers=True,
     )
-    return TableServer(server)
+    return TableServer(server, app)
