@@ -63,7 +63,12 @@
     es.onerror = function () { setStatus("offline", "reconnecting…"); };
     ["state", "missed", "timer"].forEach(function (t) { es.addEventListener(t, refresh); });
     es.addEventListener("rolling", function () { body.classList.add("rolling"); });
-    es.addEventListener("reading", function () { body.classList.remove("rolling"); });
+    es.addEventListener("reading", function (ev) {
+      body.classList.remove("rolling");
+      var d = {};
+      try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
+      if (d.problem) showNotice("Camera: " + d.problem, "warn");
+    });
     es.addEventListener("camera", function (ev) {
       var d = {};
       try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
