@@ -58,6 +58,7 @@ LINK_SHRINK = 0.8  # a group that fits no layout is regrouped with links this mu
 LINK_MIN = 3.5  # shortest link length tried
 LINE_TOLERANCE = 30.0  # Lab distance allowed along the face between two pips
 FACE_TOLERANCE = 45.0  # Lab distance allowed between the faces of linked pips
+FACE_SPAN_RATIO = 0.56  # diagonal of the pip grid over the side of the face
 SPAN_RADII = (4.3, 9.0)  # diagonal of a face's pip grid, in pip radii
 # Worst pairwise-distance error of a layout fit that would give confidence 0;
 # half of it gives 0.5. Threes are strict: stray blobs often fall in a line.
@@ -73,7 +74,8 @@ MIN_CONFIDENCE = 0.5
 PIP_RADIUS_RATIO = 1.8  # pips of one photo's dice agree in size within this factor
 ONE_RADIUS_RATIO = 2.3  # the single pip of a "1" is often larger
 PYRAMID_MIN_SIDE = 120  # smallest image side worth reading at a coarser level
-PIP_EVIDENCE = 0.05  # ranking bonus per pip when two readings claim one die
+LEVEL_PENALTY = 0.1  # ranking cost per pyramid level
+PIP_EVIDENCE = 0.1  # ranking bonus per pip when two readings claim one die
 OVERLAP_WIDTHS = 0.6  # readings closer than this (in die widths) are one die
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
 STRAY_SPANS = 0.6  # a pip left out must lie this far from the face centre (in pip spans)
@@ -85,7 +87,7 @@ ONE_OFF_FACE = 0.4  # share of that look that must be off the face
 ONE_SPAN_RADII = 5.0  # edge search scale for a "1" (as a layout's span), in pip radii
 ONE_FACE_TOLERANCE = 18.0
 ONE_UNIFORM = 0.85
-ONE_SIZE_RADII = 10.0
+ONE_SIZE_RADII = 9.0  # side of the face of a "1", in pip radii
 
 
 @dataclass
@@ -97,6 +99,8 @@ class Die:
     confidence: float
     pips: list[tuple[float, float]] = field(default_factory=list, repr=False)
     pip_radius: float = field(default=0.0, repr=False)
+    side: float = field(default=0.0, repr=False)
+    level: int = field(default=0, repr=False)
 
     @property
     def center(self) -> tuple[float, float]:
@@ -287,7 +291,7 @@ def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = 0.0) -> list[list[
     return list(groups.values())
 
 
-_T = np.linspace(0.0, 1.0, 12)[1:-1]
+_T = np.linspace(0.0, 1.0, 22)[1:-1]
 
 
 def _faces_unbroken(lab: np.ndarray, pips: _Pips, pairs: np.ndarray, nbrs: np.ndarray) -> np.ndarray:
@@ -334,8 +338,8 @@ def _fit(points: np.ndarray, radius: float) -> tuple[int, float, float]:
     else:
         err = float(np.abs(_signature(points) - _SIGNATURES[n]).max())
     conf = max(0.0, 1.0 - err / FIT_ERROR_SCALE[n])
-    # The pip grid's diagonal is about 40% of the die's width as photographed.
-    size = span / 0.41
+    # The pip grid's diagonal is a fixed share of the face's side.
+    size = span / FACE_SPAN_RATIO
     return n, conf, size
 
 
@@ -381,7 +385,7 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
             continue
         conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
         half = pr * ONE_SIZE_RADII / 2
-        dice.append(Die(1, [px - half, py - half, px + half, py + half], conf, [(px, py)], pr))
+        dice.append(Die(1, [px - half, py - half, px + half, py + half], conf, [(px, py)], pr, 2 * half))
     return dice
 
 
@@ -422,6 +426,16 @@ def _edge_distances(
     if hi_edge > EDGE_ROUNDNESS * lo_edge:
         return None
     return first
+
+
+def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]:
+    """Bounding box of a square face of the given side, turned as its pip grid is."""
+    d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+    i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
+    # The farthest pips lie on a diagonal, 45 degrees from the sides.
+    angle = math.atan2(pts[j, 1] - pts[i, 1], pts[j, 0] - pts[i, 0]) - math.pi / 4
+    half = side / 2 * (abs(math.cos(angle)) + abs(math.sin(angle)))
+    return [cx - half, cy - half, cx + half, cy + half]
 
 
 def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, float] | None:
@@ -486,15 +500,14 @@ def _read_level(img: np.ndarray) -> list[Die]:
         kept, value, conf, size = best
         pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
         cx, cy = pts.mean(axis=0)
-        span = size * 0.41
+        span = size * FACE_SPAN_RATIO
         radius = float(np.median(pips.r[kept]))
         face = np.median(pips.face[kept], axis=0)
         edges = _edge_distances(lab, float(cx), float(cy), face, pts, radius, span)
         if edges is None:
             continue
-        half = size / 2
-        box = [cx - half, cy - half, cx + half, cy + half]
-        dice.append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius))
+        box = _face_box(pts, float(cx), float(cy), size)
+        dice.append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius, size))
     return dice + _lone_pips(lab, pips, lone)
 
 
@@ -509,12 +522,15 @@ def read_dice(image: np.ndarray) -> list[Die]:
     found: list[Die] = []
     level = image
     scale = 1.0
+    depth = 0
     while True:
         for d in _read_level(level):
             if scale != 1.0:
                 d.box = [v * scale for v in d.box]
                 d.pips = [(x * scale, y * scale) for x, y in d.pips]
                 d.pip_radius *= scale
+                d.side *= scale
+                d.level = depth
             found.append(d)
         # Larger dice are read on halved copies, where their pips are the size
         # the blob filters expect.
@@ -522,6 +538,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
             break
         level = cv2.pyrDown(level)
         scale *= 2
+        depth += 1
     dice = _suppress_overlaps(_same_scale(found))
     return [d for d in dice if d.confidence > 0]
 
@@ -553,13 +570,16 @@ def _suppress_overlaps(dice: list[Die]) -> list[Die]:
     """
     kept: list[Die] = []
     # More pips in a clean layout are stronger evidence than a few stray blobs in a line.
-    for d in sorted(dice, key=lambda d: -(d.confidence + PIP_EVIDENCE * len(d.pips))):
+    # Finer levels see pips sharper, so they win ties.
+    def rank(d: Die) -> float:
+        return d.confidence + PIP_EVIDENCE * len(d.pips) - LEVEL_PENALTY * d.level
+
+    for d in sorted(dice, key=rank, reverse=True):
         cx, cy = d.center
-        size = d.box[2] - d.box[0]
         clash = False
         for k in kept:
             kx, ky = k.center
-            limit = OVERLAP_WIDTHS * max(size, k.box[2] - k.box[0])
+            limit = OVERLAP_WIDTHS * max(d.side, k.side)
             if (cx - kx) ** 2 + (cy - ky) ** 2 < limit * limit:
                 clash = True
                 break

@@ -130,8 +130,8 @@ def draw_die(
     cv2.fillPoly(img, [pts], body, cv2.LINE_AA, shift)
     edge = tuple(int(c * 0.75) for c in body)
     cv2.polylines(img, [pts], True, edge, max(1, int(size / 40)), cv2.LINE_AA, shift)
-    step = size * 0.27
-    radius = size * (0.095 if value != 1 else 0.14)
+    step = size * 0.23
+    radius = size * (0.085 if value != 1 else 0.13)
     for u, v in PIP_LAYOUT[value]:
         px, py = to_img(u * step, v * step)
         cv2.circle(
