@@ -42,6 +42,7 @@ def _signature(points: np.ndarray) -> np.ndarray:
     return v / v[-1]
 
 
+_TRIU = {n: np.triu_indices(n, 1) for n in range(2, 7)}
 _SIGNATURES = {n: _signature(np.array(p, dtype=float)) for n, p in _LAYOUTS.items() if n > 2}
 
 _SQUARE = np.ones((3, 3), np.uint8)
@@ -115,6 +116,22 @@ class Die:
         }
 
 
+class _LabSampler:
+    """Lab colours at chosen pixels, converted on demand (the reader looks at few pixels)."""
+
+    def __init__(self, img: np.ndarray) -> None:
+        self.img = img
+        self.shape = img.shape
+
+    def __getitem__(self, index: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        sy, sx = index
+        bgr = self.img[sy, sx]
+        flat = bgr.reshape(-1, 1, 3)
+        if flat.shape[0] == 0:
+            return np.zeros(bgr.shape, np.float32)
+        return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(bgr.shape)
+
+
 @dataclass
 class _Pips:
     x: np.ndarray
@@ -169,7 +186,7 @@ def _split_blob(mask: np.ndarray, dog: np.ndarray, ox: int, oy: int) -> list[tup
     return out
 
 
-def _blobs(channel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _blobs(channel: np.ndarray, polarities: tuple[int, ...] = (1, -1)) -> tuple[np.ndarray, ...]:
     """Pip-like blobs (x, y, radius, polarity) in one image channel."""
     # Difference of a light and a wide blur; the wide one is a box filter,
     # which costs the same at any width.
@@ -178,31 +195,41 @@ def _blobs(channel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     dog = cv2.subtract(small, large, dtype=cv2.CV_16S)
     xs, ys, rs, ps = [], [], [], []
     h, w = channel.shape
-    for polarity in (1, -1):
+    for polarity in polarities:
         pdog = polarity * dog
         mask = (pdog > DOG_THRESHOLD).astype(np.uint8)
         # Opening cuts the thin necks that join neighbouring pips on small dice.
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        for i in range(1, n):
-            x, y, bw, bh, area = stats[i]
-            if area < PIP_MIN_AREA or area > 3 * PIP_MAX_AREA:
-                continue
-            if area <= PIP_MAX_AREA and max(bw, bh) <= 1.5 * min(bw, bh) + 1 and area >= 0.55 * bw * bh:
-                xs.append(cents[i][0])
-                ys.append(cents[i][1])
-                rs.append(math.sqrt(area / math.pi))
-                ps.append(polarity)
-                continue
-            sub = (labels[y : y + bh, x : x + bw] == i).astype(np.uint8)
-            for px, py, r in _split_blob(sub, pdog[y : y + bh, x : x + bw], x, y):
-                if math.pi * r * r > PIP_MAX_AREA:
-                    continue
-                xs.append(px)
-                ys.append(py)
-                rs.append(r)
-                ps.append(polarity)
-    x, y, r, p = (np.array(a, dtype=float) for a in (xs, ys, rs, ps))
+        if n <= 1:
+            continue
+        st = stats[1:]
+        bw, bh, area = st[:, 2], st[:, 3], st[:, 4]
+        sized = (area >= PIP_MIN_AREA) & (area <= 3 * PIP_MAX_AREA)
+        round_ = (
+            sized
+            & (area <= PIP_MAX_AREA)
+            & (np.maximum(bw, bh) <= 1.5 * np.minimum(bw, bh) + 1)
+            & (area >= 0.55 * bw * bh)
+        )
+        xs.append(cents[1:, 0][round_])
+        ys.append(cents[1:, 1][round_])
+        rs.append(np.sqrt(area[round_] / math.pi))
+        ps.append(np.full(int(round_.sum()), polarity))
+        # Elongated blobs may be two or three touching pips.
+        for i in np.nonzero(sized & ~round_)[0].tolist():
+            x, y, w_, h_ = (int(v) for v in st[i, :4])
+            sub = (labels[y : y + h_, x : x + w_] == i + 1).astype(np.uint8)
+            for px, py, r in _split_blob(sub, pdog[y : y + h_, x : x + w_], x, y):
+                if math.pi * r * r <= PIP_MAX_AREA:
+                    xs.append(np.array([px]))
+                    ys.append(np.array([py]))
+                    rs.append(np.array([r]))
+                    ps.append(np.array([polarity]))
+    if not xs:
+        e = np.zeros(0)
+        return e, e, e, e.astype(int)
+    x, y, r, p = (np.concatenate(a).astype(float) for a in (xs, ys, rs, ps))
     if len(x) == 0:
         return x, y, r, p.astype(int)
     # A real pip differs from the face all round it; the patch of face between
@@ -223,8 +250,8 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
     h, w = grey.shape
     x, y, r, p = _blobs(grey)
     # Coloured pips (red on black or blue) barely differ in brightness; the red
-    # channel shows them. Blobs already found in grey are not counted twice.
-    rx, ry, rr_, rp = _blobs(img[:, :, 2])
+    # channel shows them, brighter than the face. Blobs already found in grey are not counted twice.
+    rx, ry, rr_, rp = _blobs(img[:, :, 2], (1,))
     if len(rx):
         if len(x):
             d2 = (rx[:, None] - x[None, :]) ** 2 + (ry[:, None] - y[None, :]) ** 2
@@ -254,14 +281,15 @@ def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = 0.0) -> list[list[
     dist = np.sqrt(dx * dx + dy * dy)
     rmean = (pips.r[:, None] + pips.r[None, :]) / 2
     rratio = np.maximum(pips.r[:, None], pips.r[None, :]) / np.minimum(pips.r[:, None], pips.r[None, :])
-    facediff = np.sqrt(((pips.face[:, None, :] - pips.face[None, :, :]) ** 2).sum(-1))
     cand = (
         (dist <= (link_radii or LINK_RADII) * rmean)
         & (dist > 1.8 * rmean)
         & (rratio < 1.7)
         & (pips.polarity[:, None] == pips.polarity[None, :])
-        & (facediff < FACE_TOLERANCE)
     )
+    ci, cj = np.nonzero(cand)
+    facediff = np.sqrt(((pips.face[ci] - pips.face[cj]) ** 2).sum(-1))
+    cand[ci[facediff >= FACE_TOLERANCE], cj[facediff >= FACE_TOLERANCE]] = False
     # Each pip is tried against its nearest few candidates only: the pips of a
     # face are each other's nearest neighbours.
     masked = np.where(cand, dist, np.inf)
@@ -322,25 +350,25 @@ def _faces_unbroken(lab: np.ndarray, pips: _Pips, pairs: np.ndarray, nbrs: np.nd
     return (count < 2) | (second < LINE_TOLERANCE)
 
 
-def _fit(points: np.ndarray, radius: float) -> tuple[int, float, float]:
-    """Value, confidence and face size (pixels) for a group of pips."""
-    n = len(points)
+def _fit_distances(d: np.ndarray, radius: float) -> tuple[int, float, float]:
+    """Value, confidence and face size (pixels) for pips with pairwise distances ``d``."""
+    n = len(d)
     if n < 2 or n > 6:
         return 0, 0.0, 0.0
-    d = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))
-    span = float(d.max())
+    iu = _TRIU[n]
+    v = np.sort(d[iu])
+    span = float(v[-1])
     ratio = span / radius
     lo, hi = SPAN_RADII
     if not lo <= ratio <= hi:
         return n, 0.0, 0.0
     if n == 2:
-        err = 0.1  # two pips carry no shape to check; the face test below decides
+        err = 0.1  # two pips carry no shape to check; the edge test decides
     else:
-        err = float(np.abs(_signature(points) - _SIGNATURES[n]).max())
+        err = float(np.abs(v / span - _SIGNATURES[n]).max())
     conf = max(0.0, 1.0 - err / FIT_ERROR_SCALE[n])
     # The pip grid's diagonal is a fixed share of the face's side.
-    size = span / FACE_SPAN_RATIO
-    return n, conf, size
+    return n, conf, span / FACE_SPAN_RATIO
 
 
 _ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
@@ -441,34 +469,33 @@ def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]
 def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, float] | None:
     """The pips of a group that best fit a layout, dropping a few strays (side-face pips)."""
     n = len(g)
+    gx, gy, gr = pips.x[g], pips.y[g], pips.r[g]
+    dist = np.sqrt((gx[:, None] - gx[None, :]) ** 2 + (gy[:, None] - gy[None, :]) ** 2)
     best = None
     best_score = 0.0
-    sizes = range(n, max(1, n - 3), -1) if n <= 9 else range(0)
-    for m in sizes:
-        if m > 6:
-            continue
-        for kept in itertools.combinations(g, m):
-            kept = list(kept)
-            pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
-            radius = float(np.median(pips.r[kept]))
-            value, conf, size = _fit(pts, radius)
+    for m in range(min(n, 6), max(1, n - 3), -1):
+        for kept in itertools.combinations(range(n), m):
+            idx = list(kept)
+            sub = dist[np.ix_(idx, idx)]
+            radius = float(np.median(gr[idx]))
+            value, conf, size = _fit_distances(sub, radius)
             if conf <= 0:
                 continue
-            dropped = [k for k in g if k not in kept]
+            dropped = [k for k in range(n) if k not in kept]
             if dropped:
                 # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
-                if m == 2 and float(np.max(pips.r[dropped])) > 0.8 * float(np.min(pips.r[kept])):
+                if m == 2 and float(gr[dropped].max()) > 0.8 * float(gr[idx].min()):
                     continue
-                cx, cy = pts.mean(axis=0)
-                span = float(np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)).max())
-                off = np.hypot(pips.x[dropped] - cx, pips.y[dropped] - cy) > STRAY_SPANS * span
-                small = pips.r[dropped] < 0.8 * radius
+                cx, cy = gx[idx].mean(), gy[idx].mean()
+                span = float(sub.max())
+                off = np.hypot(gx[dropped] - cx, gy[dropped] - cy) > STRAY_SPANS * span
+                small = gr[dropped] < 0.8 * radius
                 if not np.all(off | small):
                     continue
                 conf -= DROP_PENALTY * len(dropped)
             if conf > best_score:
                 best_score = conf
-                best = (kept, value, conf, size)
+                best = ([g[k] for k in idx], value, conf, size)
         if best is not None and best_score >= WHOLE_GROUP_CONFIDENCE:
             break
     return best
@@ -476,7 +503,7 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
 
 def _read_level(img: np.ndarray) -> list[Die]:
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
+    lab = _LabSampler(img)
     pips = _candidates(img, grey, lab)
     dice: list[Die] = []
     lone: list[int] = []
