@@ -51,6 +51,7 @@ _SQUARE = np.ones((3, 3), np.uint8)
 DOG_BOX = 9  # width of the box filter standing in for the coarse blur
 DOG_THRESHOLD = 16.0  # grey levels of local contrast a pip must have
 PIP_MIN_AREA = 5
+MAX_PIPS = 400  # candidate pips kept per channel and level, strongest first
 PIP_CONTRAST = 45.0  # grey levels between a pip's core and the face around it
 PIP_MAX_AREA = 260
 LINK_NEIGHBOURS = 6  # links tried per pip, nearest first
@@ -242,7 +243,12 @@ def _blobs(channel: np.ndarray, polarities: tuple[int, ...] = (1, -1)) -> tuple[
     ix = np.clip(np.rint(x), 0, w - 1).astype(int)
     iy = np.clip(np.rint(y), 0, h - 1).astype(int)
     core = cv2.blur(channel, (3, 3))[iy, ix].astype(np.float32)
-    keep = p * (core - ring) > PIP_CONTRAST
+    contrast = p * (core - ring)
+    keep = np.nonzero(contrast > PIP_CONTRAST)[0]
+    if len(keep) > MAX_PIPS:
+        # A busy pattern (print, gravel) gives thousands of blobs; the
+        # strongest are kept so that the time per frame stays bounded.
+        keep = keep[np.argsort(-contrast[keep])[:MAX_PIPS]]
     return x[keep], y[keep], r[keep], p[keep].astype(int)
 
 
@@ -250,7 +256,8 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
     h, w = grey.shape
     x, y, r, p = _blobs(grey)
     # Coloured pips (red on black or blue) barely differ in brightness; the red
-    # channel shows them, brighter than the face. Blobs already found in grey are not counted twice.
+    # channel shows them, brighter than the face. Blobs already found in grey
+    # are not counted twice.
     rx, ry, rr_, rp = _blobs(img[:, :, 2], (1,))
     if len(rx):
         if len(x):
