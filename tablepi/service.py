@@ -240,7 +240,7 @@ class Service:
         if self._hardware is not None:
             self._hardware.close()
         else:
-            parts = [self._devices.get("buttons"), self._devices.get("buzzer"), self._camera, self.display]
+            parts = [self._devices.get("buttons"), self._devices.get("buzzer"), self.display]
             for part in parts:
                 if part is None:
                     continue
