@@ -86,9 +86,10 @@ ONE_CLEAR_RADII = 4.0  # no other pip this close to a lone "1" pip
 ONE_INNER_RADII = (1.8, 2.3, 2.8)  # face ring around a "1", in pip radii
 ONE_OUTER_RADII = 8.0  # quick look outside a "1", in pip radii
 ONE_OFF_FACE = 0.4  # share of that look that must be off the face
+ONE_SYMMETRY = 1.5  # largest typical ratio of edge distances on opposite sides of a "1"
 ONE_SPAN_RADII = 5.0  # edge search scale for a "1" (as a layout's span), in pip radii
-ONE_FACE_TOLERANCE = 18.0
-ONE_UNIFORM = 0.85
+ONE_FACE_TOLERANCE = 30
+ONE_UNIFORM = 0.8
 ONE_SIZE_RADII = 9.0  # side of the face of a "1", in pip radii
 
 
@@ -396,7 +397,8 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     k = np.array(ks)
     x, y, r = pips.x[k], pips.y[k], pips.r[k]
     d2 = (x[:, None] - pips.x[None, :]) ** 2 + (y[:, None] - pips.y[None, :]) ** 2
-    crowd = ((d2 < ((ONE_CLEAR_RADII * r) ** 2)[:, None]) & (pips.r[None, :] > 0.5 * r[:, None])).sum(axis=1)
+    alike = (pips.r[None, :] > 0.5 * r[:, None]) & (pips.polarity[None, :] == pips.polarity[k][:, None])
+    crowd = ((d2 < ((ONE_CLEAR_RADII * r) ** 2)[:, None]) & alike).sum(axis=1)
     h, w = lab.shape[:2]
     radii = r[:, None] * np.array(ONE_INNER_RADII)[None, :]  # (S, R)
     sx = x[:, None, None] + radii[:, :, None] * _COS[None, None, :]
@@ -415,7 +417,7 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     dice = []
     for n in np.nonzero((crowd <= 1) & (uniform >= ONE_UNIFORM) & (off >= ONE_OFF_FACE))[0].tolist():
         px, py, pr = float(x[n]), float(y[n]), float(r[n])
-        edges = _edge_distances(lab, px, py, face[n], np.array([[px, py]]), pr, pr * ONE_SPAN_RADII)
+        edges = _edge_distances(lab, px, py, face[n], np.array([[px, py]]), pr, pr * ONE_SPAN_RADII, True)
         if edges is None:
             continue
         conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
@@ -435,6 +437,7 @@ def _edge_distances(
     pts: np.ndarray,
     radius: float,
     span: float,
+    centred: bool = False,
 ) -> np.ndarray | None:
     """Distances from the face centre to the die's edge in 16 directions, or None if no die edge."""
     h, w = lab.shape[:2]
@@ -456,10 +459,18 @@ def _edge_distances(
     found = off.any(axis=1)
     if found.mean() < EDGE_FOUND:
         return None
-    first = steps[np.argmax(off, axis=1)][found]
+    all_first = np.where(found, steps[np.argmax(off, axis=1)], np.nan)
+    first = all_first[found]
     lo_edge, hi_edge = np.percentile(first, [20, 80])
     if hi_edge > EDGE_ROUNDNESS * lo_edge:
         return None
+    if centred:
+        # A "1" sits in the middle of its face: the edge is as far on either side.
+        half = len(all_first) // 2
+        a, b = all_first[:half], all_first[half:]
+        both = ~np.isnan(a) & ~np.isnan(b)
+        if both.sum() < 3 or np.median(np.maximum(a, b)[both] / np.minimum(a, b)[both]) > ONE_SYMMETRY:
+            return None
     return first
 
 
