@@ -223,6 +223,12 @@ def test_outer_space_timer_on_tv(table, tv, phone):
     assert font_px >= 200  # readable across the room
     screenshot(tv, "tv-outer-space.png")
     screenshot(phone, "phone-outer-space.png", full_page=True)
+    # A double tap on "Undo last" takes back one command, not two.
+    phone.dblclick("#os-actions [data-command*='undo']")
+    tv.wait_for_selector("#mission-timer[data-running='0']", timeout=1000)
+    phone.wait_for_timeout(300)
+    state = table.state()["game"]["state"]
+    assert state["timer"]["state"] == "ready" and state["leader"] == "Cat"
     html = tv.content() + phone.content()
     assert not re.search(r"\bcoin\b.*\b(alien|human)\b side", html)
     assert tv.errors == [] and phone.errors == []

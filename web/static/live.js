@@ -189,13 +189,17 @@
     });
   };
 
+  // One command at a time: a double tap must not end two turns.
+  var sending = false;
   TP.command = function (cmd) {
+    if (sending) return Promise.reject(new Error("a command is on its way"));
+    sending = true;
     showError("");
     body.classList.add("busy");
     return TP.post("/api/commands", cmd)
       .then(function (data) { refresh(); return data; })
       .catch(function (e) { showError(e.message); throw e; })
-      .finally(function () { body.classList.remove("busy"); });
+      .finally(function () { sending = false; body.classList.remove("busy"); });
   };
 
   document.addEventListener("click", function (ev) {
