@@ -116,10 +116,13 @@
   $("new-game").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var err = $("setup-error");
+    var button = $("start-game");
+    if (button.disabled) return;
     err.classList.add("hidden");
+    button.disabled = true;
     TP.post("/api/commands", { type: "new_game", kind: kind(), settings: settings() })
       .then(function () { window.location.href = "/"; })
-      .catch(function (e) { err.textContent = e.message; err.classList.remove("hidden"); });
+      .catch(function (e) { err.textContent = e.message; err.classList.remove("hidden"); button.disabled = false; });
   });
 
   // -- layout editor ------------------------------------------------------------
