@@ -249,6 +249,7 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
     # The mission timer started and paused in turn: always legal, one "state" event each.
     sent: dict[int, float] = {}
     answered: list[float] = []  # command round trips, ms: validate, store durably, apply, answer
+    answered_at: dict[int, float] = {}
     refused = 0
     cpu_start = _cpu_seconds(child.pid)
     total = int(rate * seconds)
@@ -264,8 +265,10 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
         if status != 200:
             refused += 1
             continue
-        answered.append((time.monotonic() - t) * 1000)
+        done = time.monotonic()
+        answered.append((done - t) * 1000)
         sent[int(state["seq"])] = t
+        answered_at[int(state["seq"])] = done
         if k % max(1, int(rate)) == 0:
             peak_rss = max(peak_rss, _memory_kb(child.pid, "VmRSS") or 0)
     elapsed = time.monotonic() - start
@@ -280,10 +283,12 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
 
     lost = 0
     delays = []
+    after_answer = []  # how much later than the command's answer the viewers had the event
     for received in viewers.received:
         for seq, t in sent.items():
             if seq in received:
                 delays.append((received[seq] - t) * 1000)
+                after_answer.append(max(0.0, received[seq] - answered_at[seq]) * 1000)
             else:
                 lost += 1
     p50, p99 = _percentile(delays, 50), _percentile(delays, 99)
@@ -299,6 +304,7 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
         f"command answered: p50 {_percentile(answered, 50):.1f} ms, p99 {_percentile(answered, 99):.1f} ms"
         " (includes the durable commit)"
     )
+    print(f"event after answer: p99 {_percentile(after_answer, 99):.1f} ms (the fan-out to the viewers)")
     if hwm or peak_rss:
         start_mb = (rss_start or 0) / 1024
         print(
