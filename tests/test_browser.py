@@ -379,7 +379,14 @@ def test_setup_layout_editor_makes_a_custom_board(table, phone, tmp_path):
     assert phone.get_attribute("#editor [data-sq='straight:7']", "aria-label").endswith("rocket")
 
     phone.check("input[name=kind][value=beam_me_up]")
+    # A refused set-up says why in plain words, and nothing starts.
+    before = table.state()["game"]
     phone.fill("#players input[data-i='0']", "Ann")
+    phone.fill("#players input[data-i='1']", "Ann")
+    phone.click("#start-game")
+    phone.wait_for_selector("#setup-error:not(.hidden)")
+    assert "rule settings" in phone.inner_text("#setup-error")
+    assert table.state()["game"] == before
     phone.fill("#players input[data-i='1']", "Ben")
     phone.select_option("#players select[data-board='0']", "custom:Kitchen board")
     phone.click("#players [data-up='1']")  # Ben starts
