@@ -109,6 +109,8 @@ def test_phone_move_shows_on_tv_within_a_second(table, tv, phone):
     # Set the three 2s aside and roll the other two again, by hand.
     for i in range(3):
         phone.click(f"#roll-dice [data-die-index='{i}']")
+    assert phone.locator("#roll-dice [aria-pressed='true']").count() == 3
+    screenshot(phone, "phone-set-aside.png")
     phone.click("[data-open-roll]")
     assert phone.locator("#rc-slots .die.kept").count() == 3
     for value in (6, 6):

@@ -41,7 +41,6 @@
     for (var i = 0; i < buttons.length; i++) {
       var k = keptIdx.indexOf(i) >= 0;
       buttons[i].setAttribute("aria-pressed", k ? "true" : "false");
-      buttons[i].querySelector(".die").classList.toggle("kept", k);
     }
   }
 
