@@ -320,3 +320,14 @@ def test_beam_me_up_win_shows_on_tv_and_ends_the_phone_actions(service, client):
     assert re.search(rf'id="bmu-banner">{winner} wins!', tv)
     phone = get(client, "/")
     assert 'id="bmu-winner"' in phone and 'id="bmu-actions"' not in phone
+
+
+def test_device_page_on_real_hardware_asks_for_the_pin(service, client):
+    assert 'id="pin-form"' not in get(client, "/device")  # in simulation the browser is the device
+    service.simulated = False
+    try:
+        html = get(client, "/device")
+    finally:
+        service.simulated = True
+    assert 'id="pin-form"' in html and "The table" in html
+    assert re.search(r'<div class="needs-pin">\s*<div class="buttons-row">', html)
