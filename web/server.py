@@ -5,8 +5,9 @@ Waitress serves each request on a worker thread, and an open event stream
 has a handful of phones and a TV, so a pool of threads sized for the viewers
 plus headroom for ordinary requests is enough: `tablepi bench web` measured
 50 live viewers under 20 commands a second on this server with no event
-lost, a p99 delay from command to viewer of 30-60 ms on a quiet two-core
-machine, under a fifth of one core, and the whole simulated table (camera
+lost, a p99 delay from command to viewer of 30-90 ms on a two-core machine
+(most of it the durable commit; the fan-out to the viewers adds about 20 ms
+at p99), a quarter of one core, and the whole simulated table (camera
 included) under 130 MB. Streams beyond the pool's
 share get a "retry later" answer rather than a thread, so a command always
 finds one free. Were a table ever to need hundreds of viewers, an event-loop
