@@ -64,7 +64,7 @@ FACE_SPAN_RATIO = 0.56  # diagonal of the pip grid over the side of the face
 SPAN_RADII = (4.3, 9.0)  # diagonal of a face's pip grid, in pip radii
 # Worst pairwise-distance error of a layout fit that would give confidence 0;
 # half of it gives 0.5. Threes are strict: stray blobs often fall in a line.
-FIT_ERROR_SCALE = {2: 0.4, 3: 0.26, 4: 0.44, 5: 0.3, 6: 0.44}
+FIT_ERROR_SCALE = {2: 0.4, 3: 0.16, 4: 0.44, 5: 0.3, 6: 0.44}
 # The face around a layout must end in a die's edge all round, at a distance
 # that fits the layout's size and a square's shape: specks on a table or a
 # printed tray have no such edge.
@@ -75,10 +75,11 @@ EDGE_ROUNDNESS = 2.5  # farthest over nearest edge (a square gives up to 1.41)
 MIN_CONFIDENCE = 0.5
 PIP_RADIUS_RATIO = 1.8  # pips of one photo's dice agree in size within this factor
 ONE_RADIUS_RATIO = 2.3  # the single pip of a "1" is often larger
+ONE_MIN_RATIO = 0.85  # and hardly ever smaller than the others
 PYRAMID_MIN_SIDE = 120  # smallest image side worth reading at a coarser level
 LEVEL_PENALTY = 0.1  # ranking cost per pyramid level
 PIP_EVIDENCE = 0.1  # ranking bonus per pip when two readings claim one die
-OVERLAP_WIDTHS = 0.6  # readings closer than this (in die widths) are one die
+OVERLAP_WIDTHS = 0.75  # readings closer than this (in die widths) are one die
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
 STRAY_SPANS = 0.6  # a pip left out must lie this far from the face centre (in pip spans)
 DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
@@ -602,7 +603,8 @@ def _same_scale(dice: list[Die]) -> list[Die]:
     for d in dice:
         ratio = d.pip_radius / typical
         top = ONE_RADIUS_RATIO if d.value == 1 else PIP_RADIUS_RATIO
-        if 1 / PIP_RADIUS_RATIO <= ratio <= top:
+        bottom = ONE_MIN_RATIO if d.value == 1 else 1 / PIP_RADIUS_RATIO
+        if bottom <= ratio <= top:
             kept.append(d)
     return kept
 
