@@ -376,3 +376,19 @@ def test_a_command_of_another_game_is_unknown_while_a_game_is_on():
 
     with pytest.raises(Malformed, match="unknown command type 'roll' in outer_space"):
         validate({"type": "roll", "dice": [1, 2, 3, 4, 5]}, "outer_space")
+
+
+@pytest.mark.parametrize("kind", ["beam_me_up", "outer_space", "space_beans"])
+def test_the_schemas_know_every_command_the_game_takes(kind):
+    """A game that learns a new command needs its schema in web/commands.py too,
+    or phones could not send it."""
+    from tablepi.games import game_class
+    from web.commands import GAME_COMMANDS
+
+    handlers = {
+        name.split("_", 2)[2]
+        for name in dir(game_class(kind))
+        if name.startswith(("_cmd_", "_do_"))
+    }
+    assert handlers, "the game's command handlers were not found"
+    assert handlers == set(GAME_COMMANDS[kind])
