@@ -76,8 +76,9 @@ MIN_CONFIDENCE = 0.5
 PIP_RADIUS_RATIO = 1.8  # pips of one photo's dice agree in size within this factor
 ONE_RADIUS_RATIO = 2.3  # the single pip of a "1" is often larger
 ONE_MIN_RATIO = 0.85  # and hardly ever smaller than the others
+PYRAMID_STEP = math.sqrt(2)  # scale between pyramid levels
 PYRAMID_MIN_SIDE = 120  # smallest image side worth reading at a coarser level
-LEVEL_PENALTY = 0.1  # ranking cost per pyramid level
+LEVEL_PENALTY = 0.05  # ranking cost per pyramid level
 PIP_EVIDENCE = 0.1  # ranking bonus per pip when two readings claim one die
 OVERLAP_WIDTHS = 0.75  # readings closer than this (in die widths) are one die
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
@@ -566,24 +567,27 @@ def read_dice(image: np.ndarray) -> list[Die]:
     elif image.shape[2] == 4:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
     found: list[Die] = []
-    level = image
-    scale = 1.0
+    h, w = image.shape[:2]
     depth = 0
+    # Larger dice are read on smaller copies, where their pips are the size the
+    # blob filters expect; steps of a half octave leave no size unread.
     while True:
+        scale = PYRAMID_STEP**depth
+        if depth == 0:
+            level = image
+        else:
+            size = (max(1, round(w / scale)), max(1, round(h / scale)))
+            level = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         for d in _read_level(level):
-            if scale != 1.0:
+            if depth:
                 d.box = [v * scale for v in d.box]
                 d.pips = [(x * scale, y * scale) for x, y in d.pips]
                 d.pip_radius *= scale
                 d.side *= scale
                 d.level = depth
             found.append(d)
-        # Larger dice are read on halved copies, where their pips are the size
-        # the blob filters expect.
-        if min(level.shape[:2]) < 2 * PYRAMID_MIN_SIDE:
+        if min(level.shape[:2]) / PYRAMID_STEP < PYRAMID_MIN_SIDE:
             break
-        level = cv2.pyrDown(level)
-        scale *= 2
         depth += 1
     dice = _suppress_overlaps(_same_scale(found))
     return [d for d in dice if d.confidence > 0]
