@@ -230,3 +230,17 @@ def test_a_lost_camera_is_reported_and_the_controller_told(service: Service) -> 
     service._camera_event("restored", "camera: back")
     assert service.wait_idle()
     assert service.health()["camera"]["state"] == "ok" and service.controller.note is None
+
+
+def test_run_refuses_a_bad_config_with_a_clear_message(tmp_path: Path) -> None:
+    bad = tmp_path / "config.toml"
+    bad.write_text("[web]\nport = \"eighty\"\n")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
+    result = subprocess.run(
+        [sys.executable, "-m", "tablepi", "run", "--simulate", "--config", str(bad),
+         "--data-dir", str(tmp_path)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 2
+    assert "web.port" in result.stderr
+    assert not (tmp_path / DB_NAME).exists()  # nothing was started
