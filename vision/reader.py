@@ -83,10 +83,12 @@ PIP_EVIDENCE = 0.1  # ranking bonus per pip when two readings claim one die
 OVERLAP_WIDTHS = 0.75  # readings closer than this (in die widths) are one die
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
 STRAY_SPANS = 0.6  # a pip left out must lie this far from the face centre (in pip spans)
+TWO_RADIUS_RATIO = 1.3  # the two pips of a 2 agree in size within this factor
 DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
 ONE_CLEAR_RADII = 4.0  # no other pip this close to a lone "1" pip
 ONE_INNER_RADII = (1.8, 2.3, 2.8)  # face ring around a "1", in pip radii
 ONE_OUTER_RADII = 8.0  # quick look outside a "1", in pip radii
+ONE_OFF_STEP = 10.0  # Lab distance from the face counted as off it, in that look
 ONE_OFF_FACE = 0.4  # share of that look that must be off the face
 ONE_SYMMETRY = 1.5  # largest typical ratio of edge distances on opposite sides of a "1"
 ONE_SPAN_RADII = 5.0  # edge search scale for a "1" (as a layout's span), in pip radii
@@ -415,7 +417,7 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     ox = np.clip(np.rint(x[:, None] + ONE_OUTER_RADII * r[:, None] * _COS), 0, w - 1).astype(int)
     oy = np.clip(np.rint(y[:, None] + ONE_OUTER_RADII * r[:, None] * _SIN), 0, h - 1).astype(int)
     outer = lab[oy, ox].astype(np.float32)
-    off = (np.sqrt(((outer - face[:, None, :]) ** 2).sum(-1)) > EDGE_STEP).mean(axis=1)
+    off = (np.sqrt(((outer - face[:, None, :]) ** 2).sum(-1)) > ONE_OFF_STEP).mean(axis=1)
     dice = []
     for n in np.nonzero((crowd <= 1) & (uniform >= ONE_UNIFORM) & (off >= ONE_OFF_FACE))[0].tolist():
         px, py, pr = float(x[n]), float(y[n]), float(r[n])
@@ -500,6 +502,9 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
             radius = float(np.median(gr[idx]))
             value, conf, size = _fit_distances(sub, radius)
             if conf <= 0:
+                continue
+            if m == 2 and float(gr[idx].max()) > TWO_RADIUS_RATIO * float(gr[idx].min()):
+                # The pips of a 2 are twins; a pip and a shadow in a corner are not.
                 continue
             dropped = [k for k in range(n) if k not in kept]
             if dropped:
