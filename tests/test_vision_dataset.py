@@ -14,8 +14,8 @@ from vision.score import score
 
 # Best figures reached on byler-d6/test, rounded down: a change that reads
 # worse fails here.
-DIE_ACCURACY_FLOOR = 0.68
-PRECISION_FLOOR = 0.98
+DIE_ACCURACY_FLOOR = 0.73
+PRECISION_FLOOR = 0.99
 
 
 @pytest.fixture(scope="module")
