@@ -4,7 +4,8 @@ Every accepted command is appended to a per-game log (game id, seq, command
 JSON with its "at" stamp, source, manual flag) in its own transaction, in WAL
 mode with ``synchronous=FULL``: when ``append`` returns, the command survives
 a power cut. Snapshots (``game.to_dict()``) are written now and then so that
-resuming is snapshot + replay of the later commands. Finished and abandoned
+resuming is snapshot + replay of the later commands; each game keeps its
+starting snapshot and its latest one. Finished and abandoned
 games stay in the history.
 
 Nothing secret is ever stored: games' ``to_dict`` hold no secret and coin
@@ -273,6 +274,10 @@ class Store:
                 conn.execute(
                     "INSERT OR REPLACE INTO snapshots(game_id, seq, state) VALUES (?, ?, ?)",
                     (game_id, seq, _dumps(snapshot)),
+                )
+                # Only the start and the latest are ever read: keep the card small.
+                conn.execute(
+                    "DELETE FROM snapshots WHERE game_id=? AND seq>0 AND seq<?", (game_id, seq)
                 )
 
     def snapshot(self, game_id: int, seq: int, state: dict[str, Any]) -> None:
