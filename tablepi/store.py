@@ -185,6 +185,12 @@ class Store:
 
     def close(self) -> None:
         with self._lock:
+            try:
+                # Fold the WAL into the database on a clean stop; after a
+                # power cut SQLite does the same on the next open.
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                log.debug("checkpoint at close: %s", exc)
             self._conn.close()
 
     @contextmanager
