@@ -560,7 +560,35 @@ def _read_level(img: np.ndarray) -> list[Die]:
             continue
         box = _face_box(pts, float(cx), float(cy), size)
         dice.append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius, size))
-    return dice + _lone_pips(lab, pips, lone)
+    return dice + _pair_ones(lab, pips, _lone_pips(lab, pips, lone))
+
+
+def _pair_ones(lab: _LabSampler, pips: _Pips, ones: list[Die]) -> list[Die]:
+    """Two "1"s closer than a die's width are the two pips of one 2 (or a mistake)."""
+    out = list(ones)
+    for a, b in itertools.combinations(ones, 2):
+        if a not in out or b not in out:
+            continue
+        (ax, ay), (bx, by) = a.pips[0], b.pips[0]
+        gap = math.hypot(ax - bx, ay - by)
+        if gap > max(a.side, b.side):
+            continue
+        out.remove(a)
+        out.remove(b)
+        radius = (a.pip_radius + b.pip_radius) / 2
+        if max(a.pip_radius, b.pip_radius) > TWO_RADIUS_RATIO * min(a.pip_radius, b.pip_radius):
+            continue
+        pts = np.array([[ax, ay], [bx, by]])
+        value, conf, size = _fit_distances(np.array([[0.0, gap], [gap, 0.0]]), radius)
+        if conf <= 0:
+            continue
+        cx, cy = (ax + bx) / 2, (ay + by) / 2
+        near = np.hypot(pips.x - cx, pips.y - cy) < gap
+        face = np.median(pips.face[near], axis=0) if near.any() else pips.face[0]
+        if _edge_distances(lab, cx, cy, face, pts, radius, size * FACE_SPAN_RATIO) is None:
+            continue
+        out.append(Die(2, _face_box(pts, cx, cy, size), conf, [(ax, ay), (bx, by)], radius, size))
+    return out
 
 
 def read_dice(image: np.ndarray) -> list[Die]:
