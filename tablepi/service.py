@@ -235,8 +235,11 @@ class Service:
         if self._stop.is_set():
             return
         self._stop.set()
+        # One second in all: a thread still busy after that (a dice reading
+        # under heavy load) is a daemon and ends with the process.
+        deadline = time.monotonic() + 1.0
         for thread in self._threads:
-            thread.join(timeout=1.0)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
         if self._hardware is not None:
             self._hardware.close()
         else:
