@@ -61,7 +61,7 @@ LINK_MIN = 3.5  # shortest link length tried
 LINE_TOLERANCE = 30.0  # Lab distance allowed along the face between two pips
 FACE_TOLERANCE = 45.0  # Lab distance allowed between the faces of linked pips
 FACE_SPAN_RATIO = 0.56  # diagonal of the pip grid over the side of the face
-SPAN_RADII = (4.3, 9.0)  # diagonal of a face's pip grid, in pip radii
+SPAN_RADII = (4.3, 10.5)  # diagonal of a face's pip grid, in pip radii
 # Worst pairwise-distance error of a layout fit that would give confidence 0;
 # half of it gives 0.5. Threes are strict: stray blobs often fall in a line.
 FIT_ERROR_SCALE = {2: 0.4, 3: 0.16, 4: 0.44, 5: 0.3, 6: 0.44}
@@ -84,6 +84,7 @@ OVERLAP_WIDTHS = 0.75  # readings closer than this (in die widths) are one die
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
 STRAY_SPANS = 0.6  # a pip left out must lie this far from the face centre (in pip spans)
 TWO_RADIUS_RATIO = 1.3  # the two pips of a 2 agree in size within this factor
+MAX_DROPPED = 2  # stray pips a group may lose to fit a layout
 DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
 ONE_CLEAR_RADII = 4.0  # no other pip this close to a lone "1" pip
 ONE_INNER_RADII = (1.8, 2.3, 2.8)  # face ring around a "1", in pip radii
@@ -495,7 +496,7 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
     dist = np.sqrt((gx[:, None] - gx[None, :]) ** 2 + (gy[:, None] - gy[None, :]) ** 2)
     best = None
     best_score = 0.0
-    for m in range(min(n, 6), max(1, n - 3), -1):
+    for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
         for kept in itertools.combinations(range(n), m):
             idx = list(kept)
             sub = dist[np.ix_(idx, idx)]
@@ -538,7 +539,7 @@ def _read_level(img: np.ndarray) -> list[Die]:
         if len(g) == 1:
             lone.append(g[0])
             continue
-        best = _best_subset(pips, g) if len(g) <= 9 else None
+        best = _best_subset(pips, g) if len(g) <= 6 + MAX_DROPPED else None
         if best is None and len(g) >= 3 and link * LINK_SHRINK >= LINK_MIN:
             # Neighbouring dice of one colour can join through a long link;
             # shorter links part them.
