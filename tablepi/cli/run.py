@@ -106,9 +106,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"problem: {problem}", flush=True)
     sd_notify(f"READY=1\nSTATUS=serving on {address}")
 
+    failed = False
     while not stop.wait(0.5):
         if not serving.is_alive():
+            # Exit with an error so that systemd restarts the table.
             log.error("the web server stopped")
+            failed = True
             break
     sd_notify("STOPPING=1")
     print("stopping", flush=True)
@@ -117,4 +120,4 @@ def run(args: argparse.Namespace) -> int:
         server.close()
     except Exception:
         log.exception("closing the web server")
-    return 0
+    return 1 if failed else 0
