@@ -51,6 +51,7 @@ _SQUARE = np.ones((3, 3), np.uint8)
 DOG_BOX = 9  # width of the box filter standing in for the coarse blur
 DOG_THRESHOLD = 16.0  # grey levels of local contrast a pip must have
 PIP_MIN_AREA = 5
+RED_PIP_CONTRAST = 30.0  # the same, in the red channel
 MAX_PIPS = 400  # candidate pips kept per channel and level, strongest first
 PIP_CONTRAST = 45.0  # grey levels between a pip's core and the face around it
 PIP_MAX_AREA = 260
@@ -193,7 +194,9 @@ def _split_blob(mask: np.ndarray, dog: np.ndarray, ox: int, oy: int) -> list[tup
     return out
 
 
-def _blobs(channel: np.ndarray, polarities: tuple[int, ...] = (1, -1)) -> tuple[np.ndarray, ...]:
+def _blobs(
+    channel: np.ndarray, polarities: tuple[int, ...] = (1, -1), min_contrast: float = 0.0
+) -> tuple[np.ndarray, ...]:
     """Pip-like blobs (x, y, radius, polarity) in one image channel."""
     # Difference of a light and a wide blur; the wide one is a box filter,
     # which costs the same at any width.
@@ -250,7 +253,7 @@ def _blobs(channel: np.ndarray, polarities: tuple[int, ...] = (1, -1)) -> tuple[
     iy = np.clip(np.rint(y), 0, h - 1).astype(int)
     core = cv2.blur(channel, (3, 3))[iy, ix].astype(np.float32)
     contrast = p * (core - ring)
-    keep = np.nonzero(contrast > PIP_CONTRAST)[0]
+    keep = np.nonzero(contrast > (min_contrast or PIP_CONTRAST))[0]
     if len(keep) > MAX_PIPS:
         # A busy pattern (print, gravel) gives thousands of blobs; the
         # strongest are kept so that the time per frame stays bounded.
@@ -264,7 +267,7 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
     # Coloured pips (red on black or blue) barely differ in brightness; the red
     # channel shows them, brighter than the face. Blobs already found in grey
     # are not counted twice.
-    rx, ry, rr_, rp = _blobs(img[:, :, 2], (1,))
+    rx, ry, rr_, rp = _blobs(img[:, :, 2], (1,), RED_PIP_CONTRAST)
     if len(rx):
         if len(x):
             d2 = (rx[:, None] - x[None, :]) ** 2 + (ry[:, None] - y[None, :]) ** 2
