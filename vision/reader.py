@@ -84,6 +84,7 @@ PIP_EVIDENCE = 0.1  # ranking bonus per pip when two readings claim one die
 OVERLAP_WIDTHS = 0.75  # readings closer than this (in die widths) are one die
 WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
 STRAY_SPANS = 0.6  # a pip left out must lie this far from the face centre (in pip spans)
+CENTRE_PIP_SPANS = 0.12  # a centre pip lies this close to the middle, in pip spans
 TWO_RADIUS_RATIO = 1.3  # the two pips of a 2 agree in size within this factor
 MAX_DROPPED = 2  # stray pips a group may lose to fit a layout
 DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
@@ -554,6 +555,8 @@ def _read_level(img: np.ndarray) -> list[Die]:
             lone.extend(g)
             continue
         kept, value, conf, size = best
+        if value in (2, 4):
+            kept, value = _centre_pip(pips, kept, value)
         pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
         cx, cy = pts.mean(axis=0)
         span = size * FACE_SPAN_RATIO
@@ -565,6 +568,27 @@ def _read_level(img: np.ndarray) -> list[Die]:
         box = _face_box(pts, float(cx), float(cy), size)
         dice.append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius, size))
     return dice + _pair_ones(lab, pips, _lone_pips(lab, pips, lone))
+
+
+def _centre_pip(pips: _Pips, kept: list[int], value: int) -> tuple[list[int], int]:
+    """A 2 or a 4 with a pip of its own kind in the very centre is a 3 or a 5.
+
+    The centre pip can miss its links when the face between is marbled or glares.
+    """
+    cx, cy = float(pips.x[kept].mean()), float(pips.y[kept].mean())
+    radius = float(np.median(pips.r[kept]))
+    d = np.hypot(pips.x - cx, pips.y - cy)
+    alike = (
+        (pips.polarity == pips.polarity[kept[0]])
+        & (pips.r > radius / TWO_RADIUS_RATIO)
+        & (pips.r < radius * ONE_RADIUS_RATIO)
+    )
+    span = float(np.hypot(*(np.ptp(pips.x[kept]), np.ptp(pips.y[kept]))))
+    near = np.nonzero(alike & (d < CENTRE_PIP_SPANS * span))[0]
+    near = [int(k) for k in near if int(k) not in kept]
+    if len(near) != 1:
+        return kept, value
+    return kept + near, value + 1
 
 
 def _pair_ones(lab: _LabSampler, pips: _Pips, ones: list[Die]) -> list[Die]:
