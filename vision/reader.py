@@ -52,6 +52,8 @@ DOG_BOX = 9  # width of the box filter standing in for the coarse blur
 DOG_THRESHOLD = 16.0  # grey levels of local contrast a pip must have
 PIP_MIN_AREA = 5
 RED_PIP_CONTRAST = 30.0  # the same, in the red channel
+RING_TOLERANCE = 30.0  # Lab distance around a pip still counted as its face
+RING_EVEN = 0.4  # share of the ring around a pip that must be its face
 MAX_PIPS = 400  # candidate pips kept per channel and level, strongest first
 PIP_CONTRAST = 45.0  # grey levels between a pip's core and the face around it
 PIP_MAX_AREA = 260
@@ -284,8 +286,13 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
     rr = r[:, None] * 1.5 + 1.0
     sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
     sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
-    face = np.median(lab[sy, sx].astype(np.float32), axis=1)
-    return _Pips(x, y, r, p.astype(int), face)
+    ring = lab[sy, sx].astype(np.float32)
+    face = np.median(ring, axis=1)
+    # A pip is ringed by its face; a blob on the border of two areas (a die's
+    # edge against a hand, a shadow) has two colours around it.
+    even = (np.sqrt(((ring - face[:, None, :]) ** 2).sum(-1)) < RING_TOLERANCE).mean(axis=1)
+    ok = even >= RING_EVEN
+    return _Pips(x[ok], y[ok], r[ok], p[ok].astype(int), face[ok])
 
 
 def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = 0.0) -> list[list[int]]:
@@ -562,7 +569,7 @@ def _read_level(img: np.ndarray) -> list[Die]:
         span = size * FACE_SPAN_RATIO
         radius = float(np.median(pips.r[kept]))
         face = np.median(pips.face[kept], axis=0)
-        edges = _edge_distances(lab, float(cx), float(cy), face, pts, radius, span)
+        edges = _edge_distances(lab, float(cx), float(cy), face, pts, radius, span, True)
         if edges is None:
             continue
         box = _face_box(pts, float(cx), float(cy), size)
