@@ -74,6 +74,7 @@ FIT_ERROR_SCALE = {2: 0.4, 3: 0.16, 4: 0.44, 5: 0.3, 6: 0.44}
 EDGE_STEP = 20.0  # Lab distance from the face colour that marks the die's edge
 EDGE_SEARCH = (0.35, 1.6)  # where to look for the edge, in pip spans from the centre
 EDGE_FOUND = 0.7  # share of directions that must find the edge
+EDGE_ANGLE = 38.0  # largest turn (degrees) between the pip grid and the face's edges
 EDGE_ROUNDNESS = 2.5  # farthest over nearest edge (a square gives up to 1.41)
 MIN_CONFIDENCE = 0.5
 PIP_RADIUS_RATIO = 1.8  # pips of one photo's dice agree in size within this factor
@@ -486,6 +487,18 @@ def _edge_distances(
         a, b = all_first[:half], all_first[half:]
         both = ~np.isnan(a) & ~np.isnan(b)
         if both.sum() < 3 or np.median(np.maximum(a, b)[both] / np.minimum(a, b)[both]) > ONE_SYMMETRY:
+            return None
+    if 2 <= len(pts) <= 3:
+        # The pips of a 2 or a 3 lie on a diagonal of the face, at 45 degrees
+        # to its edges: a column of a half-hidden 4 or 6 is neither.
+        ex = (cx + np.cos(_RAY_ANGLES) * all_first)[found].astype(np.float32)
+        ey = (cy + np.sin(_RAY_ANGLES) * all_first)[found].astype(np.float32)
+        die_angle = cv2.minAreaRect(np.stack([ex, ey], axis=1))[2]
+        d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+        i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
+        diag = math.degrees(math.atan2(pts[j, 1] - pts[i, 1], pts[j, 0] - pts[i, 0]))
+        turn = (diag - 45.0 - die_angle) % 90.0
+        if min(turn, 90.0 - turn) > EDGE_ANGLE:
             return None
     return first
 
