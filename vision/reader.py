@@ -51,7 +51,8 @@ _SQUARE = np.ones((3, 3), np.uint8)
 DOG_BOX = 9  # width of the box filter standing in for the coarse blur
 DOG_THRESHOLD = 16.0  # grey levels of local contrast a pip must have
 PIP_MIN_AREA = 5
-RED_PIP_CONTRAST = 30.0  # the same, in the red channel
+COLOUR_PIP_CONTRAST = 30.0  # the same, in the colour channels
+COLOUR_CHANNELS = (2, 1)  # red, then green (of BGR)
 RING_TOLERANCE = 30.0  # Lab distance around a pip still counted as its face
 RING_EVEN = 0.4  # share of the ring around a pip that must be its face
 MAX_PIPS = 400  # candidate pips kept per channel and level, strongest first
@@ -268,17 +269,20 @@ def _blobs(
 def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
     h, w = grey.shape
     x, y, r, p = _blobs(grey)
-    # Coloured pips (red on black or blue) barely differ in brightness; the red
-    # channel shows them, brighter than the face. Blobs already found in grey
-    # are not counted twice.
-    rx, ry, rr_, rp = _blobs(img[:, :, 2], (1,), RED_PIP_CONTRAST)
-    if len(rx):
+    # Coloured pips barely differ in brightness from their face: red pips on a
+    # black or blue die show in the red channel, gold pips on a red die in the
+    # green one, both brighter than the face. Blobs already found are not
+    # counted twice.
+    for channel in COLOUR_CHANNELS:
+        cx, cy, cr, cp = _blobs(img[:, :, channel], (1,), COLOUR_PIP_CONTRAST)
+        if not len(cx):
+            continue
         if len(x):
-            d2 = (rx[:, None] - x[None, :]) ** 2 + (ry[:, None] - y[None, :]) ** 2
-            new = ~(d2 < (np.maximum(rr_[:, None], r[None, :]) * 1.5) ** 2).any(axis=1)
+            d2 = (cx[:, None] - x[None, :]) ** 2 + (cy[:, None] - y[None, :]) ** 2
+            new = ~(d2 < (np.maximum(cr[:, None], r[None, :]) * 1.5) ** 2).any(axis=1)
         else:
-            new = np.ones(len(rx), bool)
-        x, y, r, p = (np.concatenate(a) for a in ((x, rx[new]), (y, ry[new]), (r, rr_[new]), (p, rp[new])))
+            new = np.ones(len(cx), bool)
+        x, y, r, p = (np.concatenate(a) for a in ((x, cx[new]), (y, cy[new]), (r, cr[new]), (p, cp[new])))
     if len(x) == 0:
         e = np.zeros(0)
         return _Pips(e, e, e, e.astype(int), np.zeros((0, 3)))
