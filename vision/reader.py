@@ -522,23 +522,27 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
     n = len(g)
     gx, gy, gr = pips.x[g], pips.y[g], pips.r[g]
     dist = np.sqrt((gx[:, None] - gx[None, :]) ** 2 + (gy[:, None] - gy[None, :]) ** 2)
+    radii = gr.tolist()
     best = None
     best_score = 0.0
-    for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
+    # A 2 is only ever cut from a group of three: two random blobs always fit it.
+    lowest = max(2 if n <= 3 else 3, n - MAX_DROPPED)
+    for m in range(min(n, 6), lowest - 1, -1):
         for kept in itertools.combinations(range(n), m):
             idx = list(kept)
-            sub = dist[np.ix_(idx, idx)]
-            radius = float(np.median(gr[idx]))
+            sub = dist[idx][:, idx]
+            kr = sorted(radii[k] for k in idx)
+            radius = kr[m // 2]
             value, conf, size = _fit_distances(sub, radius)
             if conf <= 0:
                 continue
-            if m == 2 and float(gr[idx].max()) > TWO_RADIUS_RATIO * float(gr[idx].min()):
+            if m == 2 and kr[-1] > TWO_RADIUS_RATIO * kr[0]:
                 # The pips of a 2 are twins; a pip and a shadow in a corner are not.
                 continue
-            dropped = [k for k in range(n) if k not in kept]
-            if dropped:
+            if m < n:
+                dropped = [k for k in range(n) if k not in kept]
                 # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
-                if m == 2 and float(gr[dropped].max()) > 0.8 * float(gr[idx].min()):
+                if m == 2 and max(radii[k] for k in dropped) > 0.8 * kr[0]:
                     continue
                 cx, cy = gx[idx].mean(), gy[idx].mean()
                 span = float(sub.max())
