@@ -199,90 +199,87 @@ def _split_blob(mask: np.ndarray, dog: np.ndarray, ox: int, oy: int) -> list[tup
     return out
 
 
-def _blobs(
-    channel: np.ndarray, polarities: tuple[int, ...] = (1, -1), min_contrast: float = 0.0
-) -> tuple[np.ndarray, ...]:
-    """Pip-like blobs (x, y, radius, polarity) in one image channel."""
-    # Difference of a light and a wide blur; the wide one is a box filter,
-    # which costs the same at any width.
-    small = cv2.GaussianBlur(channel, (3, 3), 0)
-    large = cv2.blur(channel, (DOG_BOX, DOG_BOX))
-    dog = cv2.subtract(small, large, dtype=cv2.CV_16S)
-    xs, ys, rs, ps = [], [], [], []
-    h, w = channel.shape
-    for polarity in polarities:
-        pdog = polarity * dog
-        mask = (pdog > DOG_THRESHOLD).astype(np.uint8)
-        # Opening cuts the thin necks that join neighbouring pips on small dice.
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        if n <= 1:
-            continue
-        st = stats[1:]
-        bw, bh, area = st[:, 2], st[:, 3], st[:, 4]
-        sized = (area >= PIP_MIN_AREA) & (area <= 3 * PIP_MAX_AREA)
-        round_ = (
-            sized
-            & (area <= PIP_MAX_AREA)
-            & (np.maximum(bw, bh) <= 1.5 * np.minimum(bw, bh) + 1)
-            & (area >= 0.55 * bw * bh)
-        )
-        xs.append(cents[1:, 0][round_])
-        ys.append(cents[1:, 1][round_])
-        rs.append(np.sqrt(area[round_] / math.pi))
-        ps.append(np.full(int(round_.sum()), polarity))
-        # Elongated blobs may be two or three touching pips.
-        for i in np.nonzero(sized & ~round_)[0].tolist():
-            x, y, w_, h_ = (int(v) for v in st[i, :4])
-            sub = (labels[y : y + h_, x : x + w_] == i + 1).astype(np.uint8)
-            for px, py, r in _split_blob(sub, pdog[y : y + h_, x : x + w_], x, y):
-                if math.pi * r * r <= PIP_MAX_AREA:
-                    xs.append(np.array([px]))
-                    ys.append(np.array([py]))
-                    rs.append(np.array([r]))
-                    ps.append(np.array([polarity]))
-    if not xs:
-        e = np.zeros(0)
+def _blobs(channels: list[tuple[np.ndarray, float]], polarity: int) -> tuple[np.ndarray, ...]:
+    """Pip-like blobs (x, y, radius, polarity) of one polarity, found in any of the channels.
+
+    Each channel comes with the contrast (grey levels between a pip's core and
+    the face around it) that a pip must reach in it.
+    """
+    h, w = channels[0][0].shape
+    mask = None
+    best_dog = None
+    smalls = []
+    for channel, _ in channels:
+        # Difference of a light and a wide blur; the wide one is a box filter,
+        # which costs the same at any width.
+        small = cv2.GaussianBlur(channel, (3, 3), 0)
+        large = cv2.blur(channel, (DOG_BOX, DOG_BOX))
+        dog = cv2.subtract(small, large, dtype=cv2.CV_16S)
+        if polarity < 0:
+            dog = cv2.multiply(dog, -1)
+        smalls.append(small)
+        m = (dog > DOG_THRESHOLD).astype(np.uint8)
+        mask = m if mask is None else cv2.bitwise_or(mask, m)
+        best_dog = dog if best_dog is None else cv2.max(best_dog, dog)
+    # Opening cuts the thin necks that join neighbouring pips on small dice.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    e = np.zeros(0)
+    if n <= 1:
         return e, e, e, e.astype(int)
-    x, y, r, p = (np.concatenate(a).astype(float) for a in (xs, ys, rs, ps))
+    st = stats[1:]
+    bw, bh, area = st[:, 2], st[:, 3], st[:, 4]
+    sized = (area >= PIP_MIN_AREA) & (area <= 3 * PIP_MAX_AREA)
+    round_ = (
+        sized
+        & (area <= PIP_MAX_AREA)
+        & (np.maximum(bw, bh) <= 1.5 * np.minimum(bw, bh) + 1)
+        & (area >= 0.55 * bw * bh)
+    )
+    xs = [cents[1:, 0][round_]]
+    ys = [cents[1:, 1][round_]]
+    rs = [np.sqrt(area[round_] / math.pi)]
+    # Elongated blobs may be two or three touching pips.
+    for i in np.nonzero(sized & ~round_)[0].tolist():
+        x, y, w_, h_ = (int(v) for v in st[i, :4])
+        sub = (labels[y : y + h_, x : x + w_] == i + 1).astype(np.uint8)
+        for px, py, r in _split_blob(sub, best_dog[y : y + h_, x : x + w_], x, y):
+            if math.pi * r * r <= PIP_MAX_AREA:
+                xs.append(np.array([px]))
+                ys.append(np.array([py]))
+                rs.append(np.array([r]))
+    x, y, r = (np.concatenate(a).astype(float) for a in (xs, ys, rs))
     if len(x) == 0:
-        return x, y, r, p.astype(int)
+        return e, e, e, e.astype(int)
     # A real pip differs from the face all round it; the patch of face between
     # dark pips also looks like a (light) blob, but its ring is mostly face.
     ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
     rr = r[:, None] * 1.5 + 1.0
     sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
     sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
-    ring = np.median(channel[sy, sx].astype(np.float32), axis=1)
     ix = np.clip(np.rint(x), 0, w - 1).astype(int)
     iy = np.clip(np.rint(y), 0, h - 1).astype(int)
-    core = cv2.blur(channel, (3, 3))[iy, ix].astype(np.float32)
-    contrast = p * (core - ring)
-    keep = np.nonzero(contrast > (min_contrast or PIP_CONTRAST))[0]
+    score = np.full(len(x), -np.inf)
+    for (channel, needed), small in zip(channels, smalls, strict=True):
+        ring = np.median(channel[sy, sx], axis=1)
+        core = small[iy, ix].astype(np.float32)
+        score = np.maximum(score, polarity * (core - ring) / needed)
+    keep = np.nonzero(score > 1.0)[0]
     if len(keep) > MAX_PIPS:
         # A busy pattern (print, gravel) gives thousands of blobs; the
         # strongest are kept so that the time per frame stays bounded.
-        keep = keep[np.argsort(-contrast[keep])[:MAX_PIPS]]
-    return x[keep], y[keep], r[keep], p[keep].astype(int)
+        keep = keep[np.argsort(-score[keep])[:MAX_PIPS]]
+    return x[keep], y[keep], r[keep], np.full(len(keep), polarity)
 
 
 def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
     h, w = grey.shape
-    x, y, r, p = _blobs(grey)
     # Coloured pips barely differ in brightness from their face: red pips on a
     # black or blue die show in the red channel, gold pips on a red die in the
-    # green one, both brighter than the face. Blobs already found are not
-    # counted twice.
-    for channel in COLOUR_CHANNELS:
-        cx, cy, cr, cp = _blobs(img[:, :, channel], (1,), COLOUR_PIP_CONTRAST)
-        if not len(cx):
-            continue
-        if len(x):
-            d2 = (cx[:, None] - x[None, :]) ** 2 + (cy[:, None] - y[None, :]) ** 2
-            new = ~(d2 < (np.maximum(cr[:, None], r[None, :]) * 1.5) ** 2).any(axis=1)
-        else:
-            new = np.ones(len(cx), bool)
-        x, y, r, p = (np.concatenate(a) for a in ((x, cx[new]), (y, cy[new]), (r, cr[new]), (p, cp[new])))
+    # green one, both brighter than the face.
+    bright = [(grey, PIP_CONTRAST)] + [(img[:, :, c], COLOUR_PIP_CONTRAST) for c in COLOUR_CHANNELS]
+    found = [_blobs(bright, 1), _blobs([(grey, PIP_CONTRAST)], -1)]
+    x, y, r, p = (np.concatenate([f[i] for f in found]) for i in range(4))
     if len(x) == 0:
         e = np.zeros(0)
         return _Pips(e, e, e, e.astype(int), np.zeros((0, 3)))
