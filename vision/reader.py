@@ -55,7 +55,7 @@ COLOUR_PIP_CONTRAST = 30.0  # the same, in the colour channels
 COLOUR_CHANNELS = (2, 1)  # red, then green (of BGR)
 RING_TOLERANCE = 30.0  # Lab distance around a pip still counted as its face
 RING_EVEN = 0.4  # share of the ring around a pip that must be its face
-MAX_PIPS = 400  # candidate pips kept per channel and level, strongest first
+MAX_PIPS = 200  # candidate pips kept per channel and level, strongest first
 PIP_CONTRAST = 45.0  # grey levels between a pip's core and the face around it
 PIP_MAX_AREA = 260
 LINK_NEIGHBOURS = 6  # links tried per pip, nearest first
@@ -130,19 +130,17 @@ class Die:
 
 
 class _LabSampler:
-    """Lab colours at chosen pixels, converted on demand (the reader looks at few pixels)."""
+    """Lab colours of an image, converted once on first use (some frames need none)."""
 
     def __init__(self, img: np.ndarray) -> None:
         self.img = img
         self.shape = img.shape
+        self._lab: np.ndarray | None = None
 
     def __getitem__(self, index: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        sy, sx = index
-        bgr = self.img[sy, sx]
-        flat = bgr.reshape(-1, 1, 3)
-        if flat.shape[0] == 0:
-            return np.zeros(bgr.shape, np.float32)
-        return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(bgr.shape)
+        if self._lab is None:
+            self._lab = cv2.cvtColor(self.img, cv2.COLOR_BGR2LAB)
+        return self._lab[index]
 
 
 @dataclass
