@@ -55,7 +55,7 @@ COLOUR_PIP_CONTRAST = 30.0  # the same, in the colour channels
 COLOUR_CHANNELS = (2, 1)  # red, then green (of BGR)
 RING_TOLERANCE = 30.0  # Lab distance around a pip still counted as its face
 RING_EVEN = 0.4  # share of the ring around a pip that must be its face
-MAX_PIPS = 200  # candidate pips kept per channel and level, strongest first
+MAX_PIPS = 400  # candidate pips kept per channel and level, strongest first
 PIP_CONTRAST = 45.0  # grey levels between a pip's core and the face around it
 PIP_MAX_AREA = 260
 LINK_NEIGHBOURS = 6  # links tried per pip, nearest first
@@ -197,87 +197,90 @@ def _split_blob(mask: np.ndarray, dog: np.ndarray, ox: int, oy: int) -> list[tup
     return out
 
 
-def _blobs(channels: list[tuple[np.ndarray, float]], polarity: int) -> tuple[np.ndarray, ...]:
-    """Pip-like blobs (x, y, radius, polarity) of one polarity, found in any of the channels.
-
-    Each channel comes with the contrast (grey levels between a pip's core and
-    the face around it) that a pip must reach in it.
-    """
-    h, w = channels[0][0].shape
-    mask = None
-    best_dog = None
-    smalls = []
-    for channel, _ in channels:
-        # Difference of a light and a wide blur; the wide one is a box filter,
-        # which costs the same at any width.
-        small = cv2.GaussianBlur(channel, (3, 3), 0)
-        large = cv2.blur(channel, (DOG_BOX, DOG_BOX))
-        dog = cv2.subtract(small, large, dtype=cv2.CV_16S)
-        if polarity < 0:
-            dog = cv2.multiply(dog, -1)
-        smalls.append(small)
-        m = (dog > DOG_THRESHOLD).astype(np.uint8)
-        mask = m if mask is None else cv2.bitwise_or(mask, m)
-        best_dog = dog if best_dog is None else cv2.max(best_dog, dog)
-    # Opening cuts the thin necks that join neighbouring pips on small dice.
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE)
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    e = np.zeros(0)
-    if n <= 1:
+def _blobs(
+    channel: np.ndarray, polarities: tuple[int, ...] = (1, -1), min_contrast: float = 0.0
+) -> tuple[np.ndarray, ...]:
+    """Pip-like blobs (x, y, radius, polarity) in one image channel."""
+    # Difference of a light and a wide blur; the wide one is a box filter,
+    # which costs the same at any width.
+    small = cv2.GaussianBlur(channel, (3, 3), 0)
+    large = cv2.blur(channel, (DOG_BOX, DOG_BOX))
+    dog = cv2.subtract(small, large, dtype=cv2.CV_16S)
+    xs, ys, rs, ps = [], [], [], []
+    h, w = channel.shape
+    for polarity in polarities:
+        pdog = polarity * dog
+        mask = (pdog > DOG_THRESHOLD).astype(np.uint8)
+        # Opening cuts the thin necks that join neighbouring pips on small dice.
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        if n <= 1:
+            continue
+        st = stats[1:]
+        bw, bh, area = st[:, 2], st[:, 3], st[:, 4]
+        sized = (area >= PIP_MIN_AREA) & (area <= 3 * PIP_MAX_AREA)
+        round_ = (
+            sized
+            & (area <= PIP_MAX_AREA)
+            & (np.maximum(bw, bh) <= 1.5 * np.minimum(bw, bh) + 1)
+            & (area >= 0.55 * bw * bh)
+        )
+        xs.append(cents[1:, 0][round_])
+        ys.append(cents[1:, 1][round_])
+        rs.append(np.sqrt(area[round_] / math.pi))
+        ps.append(np.full(int(round_.sum()), polarity))
+        # Elongated blobs may be two or three touching pips.
+        for i in np.nonzero(sized & ~round_)[0].tolist():
+            x, y, w_, h_ = (int(v) for v in st[i, :4])
+            sub = (labels[y : y + h_, x : x + w_] == i + 1).astype(np.uint8)
+            for px, py, r in _split_blob(sub, pdog[y : y + h_, x : x + w_], x, y):
+                if math.pi * r * r <= PIP_MAX_AREA:
+                    xs.append(np.array([px]))
+                    ys.append(np.array([py]))
+                    rs.append(np.array([r]))
+                    ps.append(np.array([polarity]))
+    if not xs:
+        e = np.zeros(0)
         return e, e, e, e.astype(int)
-    st = stats[1:]
-    bw, bh, area = st[:, 2], st[:, 3], st[:, 4]
-    sized = (area >= PIP_MIN_AREA) & (area <= 3 * PIP_MAX_AREA)
-    round_ = (
-        sized
-        & (area <= PIP_MAX_AREA)
-        & (np.maximum(bw, bh) <= 1.5 * np.minimum(bw, bh) + 1)
-        & (area >= 0.55 * bw * bh)
-    )
-    xs = [cents[1:, 0][round_]]
-    ys = [cents[1:, 1][round_]]
-    rs = [np.sqrt(area[round_] / math.pi)]
-    # Elongated blobs may be two or three touching pips.
-    for i in np.nonzero(sized & ~round_)[0].tolist():
-        x, y, w_, h_ = (int(v) for v in st[i, :4])
-        sub = (labels[y : y + h_, x : x + w_] == i + 1).astype(np.uint8)
-        for px, py, r in _split_blob(sub, best_dog[y : y + h_, x : x + w_], x, y):
-            if math.pi * r * r <= PIP_MAX_AREA:
-                xs.append(np.array([px]))
-                ys.append(np.array([py]))
-                rs.append(np.array([r]))
-    x, y, r = (np.concatenate(a).astype(float) for a in (xs, ys, rs))
+    x, y, r, p = (np.concatenate(a).astype(float) for a in (xs, ys, rs, ps))
     if len(x) == 0:
-        return e, e, e, e.astype(int)
+        return x, y, r, p.astype(int)
     # A real pip differs from the face all round it; the patch of face between
     # dark pips also looks like a (light) blob, but its ring is mostly face.
     ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
     rr = r[:, None] * 1.5 + 1.0
     sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
     sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
+    ring = np.median(channel[sy, sx].astype(np.float32), axis=1)
     ix = np.clip(np.rint(x), 0, w - 1).astype(int)
     iy = np.clip(np.rint(y), 0, h - 1).astype(int)
-    score = np.full(len(x), -np.inf)
-    for (channel, needed), small in zip(channels, smalls, strict=True):
-        ring = np.median(channel[sy, sx], axis=1)
-        core = small[iy, ix].astype(np.float32)
-        score = np.maximum(score, polarity * (core - ring) / needed)
-    keep = np.nonzero(score > 1.0)[0]
+    core = cv2.blur(channel, (3, 3))[iy, ix].astype(np.float32)
+    contrast = p * (core - ring)
+    keep = np.nonzero(contrast > (min_contrast or PIP_CONTRAST))[0]
     if len(keep) > MAX_PIPS:
         # A busy pattern (print, gravel) gives thousands of blobs; the
         # strongest are kept so that the time per frame stays bounded.
-        keep = keep[np.argsort(-score[keep])[:MAX_PIPS]]
-    return x[keep], y[keep], r[keep], np.full(len(keep), polarity)
+        keep = keep[np.argsort(-contrast[keep])[:MAX_PIPS]]
+    return x[keep], y[keep], r[keep], p[keep].astype(int)
 
 
 def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
     h, w = grey.shape
+    x, y, r, p = _blobs(grey)
     # Coloured pips barely differ in brightness from their face: red pips on a
     # black or blue die show in the red channel, gold pips on a red die in the
-    # green one, both brighter than the face.
-    bright = [(grey, PIP_CONTRAST)] + [(img[:, :, c], COLOUR_PIP_CONTRAST) for c in COLOUR_CHANNELS]
-    found = [_blobs(bright, 1), _blobs([(grey, PIP_CONTRAST)], -1)]
-    x, y, r, p = (np.concatenate([f[i] for f in found]) for i in range(4))
+    # green one, both brighter than the face. Blobs already found are not
+    # counted twice.
+    for channel in COLOUR_CHANNELS:
+        cx, cy, cr, cp = _blobs(img[:, :, channel], (1,), COLOUR_PIP_CONTRAST)
+        if not len(cx):
+            continue
+        if len(x):
+            d2 = (cx[:, None] - x[None, :]) ** 2 + (cy[:, None] - y[None, :]) ** 2
+            new = ~(d2 < (np.maximum(cr[:, None], r[None, :]) * 1.5) ** 2).any(axis=1)
+        else:
+            new = np.ones(len(cx), bool)
+        x, y, r, p = (np.concatenate(a) for a in ((x, cx[new]), (y, cy[new]), (r, cr[new]), (p, cp[new])))
     if len(x) == 0:
         e = np.zeros(0)
         return _Pips(e, e, e, e.astype(int), np.zeros((0, 3)))
@@ -517,27 +520,23 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
     n = len(g)
     gx, gy, gr = pips.x[g], pips.y[g], pips.r[g]
     dist = np.sqrt((gx[:, None] - gx[None, :]) ** 2 + (gy[:, None] - gy[None, :]) ** 2)
-    radii = gr.tolist()
     best = None
     best_score = 0.0
-    # A 2 is only ever cut from a group of three: two random blobs always fit it.
-    lowest = max(2 if n <= 3 else 3, n - MAX_DROPPED)
-    for m in range(min(n, 6), lowest - 1, -1):
+    for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
         for kept in itertools.combinations(range(n), m):
             idx = list(kept)
-            sub = dist[idx][:, idx]
-            kr = sorted(radii[k] for k in idx)
-            radius = kr[m // 2]
+            sub = dist[np.ix_(idx, idx)]
+            radius = float(np.median(gr[idx]))
             value, conf, size = _fit_distances(sub, radius)
             if conf <= 0:
                 continue
-            if m == 2 and kr[-1] > TWO_RADIUS_RATIO * kr[0]:
+            if m == 2 and float(gr[idx].max()) > TWO_RADIUS_RATIO * float(gr[idx].min()):
                 # The pips of a 2 are twins; a pip and a shadow in a corner are not.
                 continue
-            if m < n:
-                dropped = [k for k in range(n) if k not in kept]
+            dropped = [k for k in range(n) if k not in kept]
+            if dropped:
                 # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
-                if m == 2 and max(radii[k] for k in dropped) > 0.8 * kr[0]:
+                if m == 2 and float(gr[dropped].max()) > 0.8 * float(gr[idx].min()):
                     continue
                 cx, cy = gx[idx].mean(), gy[idx].mean()
                 span = float(sub.max())
