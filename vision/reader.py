@@ -53,6 +53,7 @@ DOG_THRESHOLD = 16.0  # grey levels of local contrast a pip must have
 PIP_MIN_AREA = 5
 COLOUR_PIP_CONTRAST = 30.0  # the same, in the colour channels
 COLOUR_CHANNELS = (2, 1)  # red, then green (of BGR)
+COLOUR_LEVELS = 2  # pyramid levels searched in the colour channels too
 RING_TOLERANCE = 30.0  # Lab distance around a pip still counted as its face
 RING_EVEN = 0.4  # share of the ring around a pip that must be its face
 MAX_PIPS = 400  # candidate pips kept per channel and level, strongest first
@@ -264,14 +265,14 @@ def _blobs(
     return x[keep], y[keep], r[keep], p[keep].astype(int)
 
 
-def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray) -> _Pips:
+def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray, colour: bool = True) -> _Pips:
     h, w = grey.shape
     x, y, r, p = _blobs(grey)
     # Coloured pips barely differ in brightness from their face: red pips on a
     # black or blue die show in the red channel, gold pips on a red die in the
     # green one, both brighter than the face. Blobs already found are not
     # counted twice.
-    for channel in COLOUR_CHANNELS:
+    for channel in COLOUR_CHANNELS if colour else ():
         cx, cy, cr, cp = _blobs(img[:, :, channel], (1,), COLOUR_PIP_CONTRAST)
         if not len(cx):
             continue
@@ -553,10 +554,10 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
     return best
 
 
-def _read_level(img: np.ndarray) -> list[Die]:
+def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     lab = _LabSampler(img)
-    pips = _candidates(img, grey, lab)
+    pips = _candidates(img, grey, lab, colour)
     dice: list[Die] = []
     lone: list[int] = []
     queue = [(g, LINK_RADII) for g in _groups(lab, pips)]
@@ -661,7 +662,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
         else:
             size = (max(1, round(w / scale)), max(1, round(h / scale)))
             level = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-        for d in _read_level(level):
+        for d in _read_level(level, depth < COLOUR_LEVELS):
             if depth:
                 d.box = [v * scale for v in d.box]
                 d.pips = [(x * scale, y * scale) for x, y in d.pips]
