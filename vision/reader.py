@@ -403,13 +403,6 @@ _ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
 _COS, _SIN = np.cos(_ANGLES), np.sin(_ANGLES)
 
 
-def _ring(lab: np.ndarray, x: float, y: float, radius: float) -> np.ndarray:
-    h, w = lab.shape[:2]
-    sx = np.clip(np.rint(x + radius * _COS), 0, w - 1).astype(int)
-    sy = np.clip(np.rint(y + radius * _SIN), 0, h - 1).astype(int)
-    return lab[sy, sx].astype(np.float32)
-
-
 def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     """Dice showing 1: pips that sit alone in the middle of a uniform face with edges."""
     if not ks:
