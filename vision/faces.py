@@ -1,0 +1,708 @@
+"""Body-first dice reader: find each die's body by colour, then read the pips on its face.
+
+``read_faces(image) -> list[Die]``. It complements the pip-first reader in
+``vision.reader``: it finds dice whose pips that reader cannot group (small,
+blurred or low-contrast pips) but misses dice whose body does not stand out
+from the table (ivory dice on a white board, dice pressed into a tray wall).
+``vision.fusion`` combines the two.
+
+Pipeline (one configuration for every photo):
+
+1. Segmentation on a copy downscaled to WORK_SIDE px. Background = median blur of
+   a ~40 px thumbnail (tray/board colour incl. slow shading). A pixel is die
+   body when it differs from the background in an opponent colour space;
+   darker-only differences count little (shadows), colour differences count
+   extra (dice are coloured). Small holes (pips) are filled.
+2. Die size S = upper quartile of the sizes of compact blobs, so dice from ~25
+   to ~250 px are handled with the same constants (all sizes are in units of S).
+3. Long horizontal/vertical bands (tray walls, board edges) are cut away; a
+   blob that is not one square die is opened (~S/2) and split at
+   distance-transform peaks.
+4. Each body is re-found at full resolution: a pixel belongs to it when its
+   colour is nearer the die's than the local background's (cuts off shadows,
+   walls and differently coloured neighbours).
+5. Face orientation from a 4-fold edge-orientation histogram; the face is
+   warped to FACE x FACE px.
+6. Pip maps: distance from the face's own colour (both polarities, then
+   lighter-only and darker-only), top-hatted so only pip-sized spots remain.
+7. Pip blobs are matched to the canonical layouts, translation- and scale-free.
+8. Verification: the dense pip map is sampled at the 9 grid positions of the
+   fitted layout; missed pips lower the confidence, and a clearly better
+   on/off pattern overrules the blob reading.
+
+Readings with confidence >= 0.5 were ~96% right on byler-d6/train; lower ones
+are dice whose value is a guess (~50% right).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.reader import Die
+
+# ------------------------------------------------------------------ tunables
+# segmentation
+WORK_SIDE = 320  # long side of the segmentation copy (25 px dice in 640 -> 12 px)
+BG_THUMB = 40  # background thumbnail long side: median blur there costs ~nothing
+BG_KSIZE = 9  # median kernel on the thumbnail (~1/4 image): larger than a die/cluster
+FG_THRESHOLD = 28.0  # colour distance from background (~Lab units) that marks die body
+FG_DARK_WEIGHT = 0.35  # darker-than-background counts little: cast shadows are darker
+FG_CHROMA_WEIGHT = 2.5  # colour difference counts extra: most dice are coloured
+FG_EDGE = 0  # edge term for white dice on white boards: 0 = off (it made speckled
+#              tables light up with confident phantom dice)
+SCALE_ASPECT = 1.5  # blobs that are used to estimate the die size S: compact ones ...
+SCALE_FILL = 0.6  # ... that fill their min-area rect
+SCALE_PCT = 75  # upper quartile: holes, specks and pip fragments are smaller than dice
+DEFAULT_SCALE_FRAC = 1 / 16  # die size guess (fraction of long side) with no usable blob
+SINGLE_ASPECT = 1.3  # a blob is one die if its rect is this square ...
+SINGLE_FILL = 0.72  # ... this full ...
+SINGLE_SIZE = (0.6, 1.6)  # ... and this big (in S)
+DIE_SIZE = (0.5, 1.9)  # any die body, in S
+WALL_RUN = 3.5  # straight runs longer than this (in S) are walls/edges, not dice
+OPEN_FRAC = 0.5  # opening kernel (in S) before splitting: breaks thin bridges/slivers
+PEAK_SEP = 0.8  # DT peaks closer than this * (r1 + r2) belong to one die
+PEAK_FRAC = 0.3  # a DT peak must reach this * S to seed a die
+# body refinement at full resolution
+REFINE = True
+REFINE_ITERS = 1  # (2 gave nothing on train)
+REFINE_WIN = 1.8  # window, in die sides
+REFINE_PX = 48  # the window is resampled to ~this many px (speed)
+REFINE_ASPECT = 1.5  # a refined body must be roughly square ...
+REFINE_SIZE = (0.6, 1.3)  # ... and about the segmented size, else keep the segmented one
+BODY_MIN_CONTRAST = 25.0  # die colour vs local background (~Lab); real dice: 1st pct ~35
+RESIDUAL_PASSES = 1  # passes re-seeding body pixels that no die read explains
+RESIDUAL_OPEN = 0.6  # opening (in S) of the leftover body: drop rims and slivers
+RESIDUAL_MIN = 0.6  # leftover must be at least (this * S)^2 to be a die
+DUP_SEP = 0.6  # readings closer than this (in die sides) are one die: keep the best
+# face
+ORIENT_WIN = 1.1  # edge-orientation window, in die sides
+ORIENT_PX = 24  # the orientation patch is subsampled to ~this many px per die side
+CROP_SCALE = 1.2  # the face crop is this much larger than the body: no pip falls off
+FACE = 40  # canonical face crop size, px
+# pips
+PIP_MIN_CONTRAST = 14.0  # a pip differs at least this much from its face (~Lab)
+PIP_TOPHAT = 13  # top-hat kernel (crop px): larger than a pip, smaller than a face
+PIP_CHROMA_WEIGHT = 2.0  # red pips on dark-red/brown bodies differ mostly in hue
+PIP_RELS = (0.45, 0.3, 0.6)  # thresholds tried (x the face's strongest spot); first is usual
+PIP_POLARITY = True  # also try lighter-only and darker-only maps (marbled bodies)
+PIP_RELS_POLAR = (0.45,)  # thresholds tried on those (speed)
+PIP_AREA = (0.004, 0.09)  # pip area as a fraction of the face area
+PIP_SIZE_RATIO = 0.4  # blobs under this fraction of the big pips are specks/glints
+PIP_REACH = 0.85  # pip centres lie inside the face (face half-widths from the centre)
+PIP_COUNT_BONUS = 0.05  # per pip: among good fits prefer the one explaining more pips
+# layout fit and verification
+GRID_RANGE = (0.22, 0.8)  # pip grid half-step, in face half-widths (train: 0.3-0.5)
+FIT_ROT_MAX = 15.0  # residual rotations tried (deg): orientation estimate error
+FIT_ROT_STEP = 7.5
+FIT_ERR_SCALE = 0.3  # worst pip-to-layout distance (face half-widths) giving confidence 0
+ONE_FREE = 0.2  # a lone pip may sit this far off the body centre at no cost ...
+ONE_SPAN = 0.4  # ... and loses all confidence this much further (a 2 missing a pip: ~0.7)
+ONE_G = 0.42  # typical grid half-step, to check the empty positions around a lone pip
+MAX_DROP = 1  # blobs that may be left out of a layout (glint, neighbour's pip)
+DROP_PENALTY = 0.15  # confidence cost per blob left out
+VERIFY_FREE = 0.2  # empty/filled grid-contrast ratio that costs no confidence ...
+VERIFY_SPAN = 0.6  # ... and the further ratio that takes it to 0 (0.5 at ratio 0.5)
+REREAD_GAP = 0.25  # on/off gap of another grid pattern needed to overrule the blobs
+UNSURE_FLOOR = 0.05  # a die whose layout fits but fails verification: reported, unsure
+EARLY_EXIT = 0.7  # a verified confidence this high ends the search (speed)
+MIN_CONFIDENCE = 0.5  # below this a reading is unsure; unsure ones need a found body
+
+# canonical pip layouts in grid units; 2, 3 and 6 in both orientations
+_LAYOUTS = {
+    1: [[(0, 0)]],
+    2: [[(-1, -1), (1, 1)], [(1, -1), (-1, 1)]],
+    3: [[(-1, -1), (0, 0), (1, 1)], [(1, -1), (0, 0), (-1, 1)]],
+    4: [[(-1, -1), (1, -1), (-1, 1), (1, 1)]],
+    5: [[(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)]],
+    6: [
+        [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
+        [(-1, -1), (0, -1), (1, -1), (-1, 1), (0, 1), (1, 1)],
+    ],
+}
+_LAYOUTS = {n: [np.array(v, np.float32) for v in vs] for n, vs in _LAYOUTS.items()}
+_LAYOUT_RMS = {n: [float(np.sqrt((T**2).sum(1).mean())) or 1.0 for T in vs] for n, vs in _LAYOUTS.items()}
+# opponent colour space from BGR: lightness, red-green, yellow-blue (~Lab scale)
+_OPP = np.float32([[0.114, 0.587, 0.299], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]])
+_K3 = np.ones((3, 3), np.uint8)
+_KPIP = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (PIP_TOPHAT, PIP_TOPHAT))
+_gx, _gy = np.meshgrid([-1, 0, 1], [-1, 0, 1])
+_GRID_UNIT = np.stack([_gx.ravel(), _gy.ravel()], 1).astype(np.float32)  # 3x3 grid, (9, 2)
+_ONMASK = {}  # per layout variant: which of the 9 grid positions hold a pip
+for _n, _vs in _LAYOUTS.items():
+    _ONMASK[_n] = []
+    for _T in _vs:
+        _m = np.zeros(9, bool)
+        for _x, _y in _T:
+            _m[int(_y + 1) * 3 + int(_x + 1)] = True
+        _ONMASK[_n].append(_m)
+_PATTERNS = np.array([m for n in _ONMASK for m in _ONMASK[n]])
+_PATTERN_VALUES = np.array([n for n in _ONMASK for _ in _ONMASK[n]])
+_ROTS = np.array(
+    [
+        [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]
+        for a in np.radians(np.arange(-FIT_ROT_MAX, FIT_ROT_MAX + 0.1, FIT_ROT_STEP))
+    ],
+    np.float32,
+)
+_ROT0 = np.eye(2, dtype=np.float32)
+# all variants of each layout at all residual rotations, stacked: (V*R, n, 2)
+_TEMPL = {
+    n: np.concatenate([np.einsum("rij,kj->rki", _ROTS, T) for T in vs]).astype(np.float32)
+    for n, vs in _LAYOUTS.items()
+}
+
+
+def _foreground(work: np.ndarray):
+    h, w = work.shape[:2]
+    f = BG_THUMB / max(h, w)
+    thumb = cv2.resize(work, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA)
+    bg = cv2.medianBlur(thumb, BG_KSIZE)
+    bg = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
+    # opponent colour space (lightness, red-green, yellow-blue), ~Lab units but
+    # one cv2.transform instead of a slow uint8 Lab conversion
+    d = cv2.transform(cv2.subtract(work, bg, dtype=cv2.CV_32F), _OPP)
+    dl, c1, c2 = cv2.split(d)
+    # darker than background counts less: cast shadows are darker, not coloured
+    dl = cv2.max(dl, 0) + FG_DARK_WEIGHT * cv2.min(dl, 0)
+    s = cv2.magnitude(dl, FG_CHROMA_WEIGHT * cv2.magnitude(c1, c2))
+    m = cv2.compare(s, FG_THRESHOLD, cv2.CMP_GT)
+    if FG_EDGE:
+        # ivory/white dice on a white board barely differ in colour; their
+        # outline and pips are strong edges that close into a body
+        gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0)
+        gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1)
+        e = cv2.addWeighted(cv2.convertScaleAbs(gx), 0.5, cv2.convertScaleAbs(gy), 0.5, 0)
+        m |= cv2.compare(e, FG_EDGE, cv2.CMP_GT)
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, _K3)
+    # fill small holes (pips of the die's own colour as background)
+    cnts, hier = cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is not None:
+        lim = (max(h, w) / 10.0) ** 2
+        small = [c for c, hh in zip(cnts, hier[0], strict=False) if hh[3] >= 0 and cv2.contourArea(c) < lim]
+        if small:
+            cv2.drawContours(m, small, -1, 255, -1)
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, _K3)
+    return m, bg
+
+
+def _estimate_scale(m, long_side):
+    cnts, hier = cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is None:
+        return long_side * DEFAULT_SCALE_FRAC
+    holes = {}
+    for c, hh in zip(cnts, hier[0], strict=False):
+        if hh[3] >= 0:
+            holes[hh[3]] = holes.get(hh[3], 0.0) + cv2.contourArea(c)
+    sides = []
+    for i, (c, hh) in enumerate(zip(cnts, hier[0], strict=False)):
+        if hh[3] >= 0:
+            continue
+        a = cv2.contourArea(c) - holes.get(i, 0.0)  # rings (tray rims) are not solid
+        if a < 40:
+            continue
+        (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+        if min(rw, rh) <= 0:
+            continue
+        if max(rw, rh) / min(rw, rh) < SCALE_ASPECT and a / (rw * rh) > SCALE_FILL:
+            sides.append(math.sqrt(a))
+    if len(sides) >= 1:
+        # upper quartile: holes, specks and pip-only fragments are smaller than dice
+        return float(np.percentile(sides, SCALE_PCT))
+    return long_side * DEFAULT_SCALE_FRAC
+
+
+def _split(mask_roi: np.ndarray, S: float):
+    """Split a blob of several dice into per-die point sets."""
+    k = max(3, int(round(S * OPEN_FRAC)) | 1)
+    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    op = cv2.morphologyEx(mask_roi, cv2.MORPH_OPEN, ker)
+    if not op.any():
+        return []
+    dt = cv2.distanceTransform(op, cv2.DIST_L2, 3)
+    dil = cv2.dilate(dt, _K3)
+    ys, xs = np.nonzero((dt >= dil) & (dt >= PEAK_FRAC * S))
+    if len(xs) == 0:
+        return []
+    # size-adaptive non-maximum suppression: a die's DT value is about half
+    # its side, so two touching dice have centres ~(r1 + r2) apart; a peak
+    # inside an accepted die's inscribed square is the same die
+    order = np.argsort(-dt[ys, xs])
+    acc = []
+    for i in order:
+        x, y, r = float(xs[i]), float(ys[i]), float(dt[ys[i], xs[i]])
+        if all((x - ax) ** 2 + (y - ay) ** 2 > (PEAK_SEP * (r + ar)) ** 2 for ax, ay, ar in acc):
+            acc.append((x, y, r))
+    cents = np.float32([(x, y) for x, y, _ in acc])
+    radii = np.float32([r for _, _, r in acc])
+    ys, xs = np.nonzero(op)
+    pts = np.stack([xs, ys], 1).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        d2 = ((pts[:, None, :] - cents[None, :, :]) ** 2).sum(-1)
+        own = d2.argmin(1)
+        near = d2[np.arange(len(pts)), own] < (1.6 * radii[own]) ** 2
+    out = []
+    for i in range(len(cents)):
+        sel = pts[(own == i) & near]
+        if len(sel) >= 10:
+            out.append(sel)
+    return out
+
+
+def _orient(gray: np.ndarray, cx: float, cy: float, side: float) -> float:
+    """Edge orientation modulo 90 deg around (cx, cy): the die's square edges and pip
+    grid dominate a 4-fold angle histogram; blob outlines at work scale are too coarse."""
+    r = int(side * ORIENT_WIN / 2) + 2
+    x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
+    p = gray[y0 : int(cy) + r + 1, x0 : int(cx) + r + 1]
+    if p.shape[0] < 5 or p.shape[1] < 5:
+        return 0.0
+    p = cv2.cvtColor(np.ascontiguousarray(p), cv2.COLOR_BGR2GRAY)
+    step = max(1, int(side / ORIENT_PX))
+    if step > 1:
+        p = p[::step, ::step]
+    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)
+    z = (gx + 1j * gy).astype(np.complex64)
+    m2 = (gx * gx + gy * gy) + 1e-6
+    z4 = (z * z) ** 2 / m2
+    hh, ww = p.shape
+    yy, xx = np.ogrid[:hh, :ww]
+    ccx, ccy = (cx - x0) / step, (cy - y0) / step
+    w = ((xx - ccx) ** 2 + (yy - ccy) ** 2) <= (r / step) ** 2
+    s = complex(z4[w].sum())
+    return math.degrees(math.atan2(s.imag, s.real) / 4)
+
+
+def _refine(img: np.ndarray, bg_bgr: np.ndarray, cx: float, cy: float, side: float):
+    """Re-find the die body around (cx, cy) at full resolution: a pixel belongs to
+    the die when its colour is nearer the die's own (median of the centre) than
+    the local background's. Cuts off shadows, tray walls and differently
+    coloured neighbours. Returns (cx, cy, side) or None."""
+    H, W = img.shape[:2]
+    R = side * REFINE_WIN / 2
+    x0, y0 = max(0, int(cx - R)), max(0, int(cy - R))
+    x1, y1 = min(W, int(cx + R) + 1), min(H, int(cy + R) + 1)
+    if x1 - x0 < 6 or y1 - y0 < 6:
+        return None
+    k = min(1.0, REFINE_PX / (2 * R))
+    p = img[y0:y1, x0:x1]
+    if k < 1.0:
+        p = cv2.resize(
+            p, (max(4, round((x1 - x0) * k)), max(4, round((y1 - y0) * k))), interpolation=cv2.INTER_AREA
+        )
+    ky, kx = p.shape[0] / (y1 - y0), p.shape[1] / (x1 - x0)
+    # (a strided view makes OpenCV's uint8 Lab conversion ~50x slower)
+    lab = cv2.cvtColor(np.ascontiguousarray(p), cv2.COLOR_BGR2LAB).astype(np.float32)
+    bgl = cv2.cvtColor(bg_bgr.reshape(1, 1, 3), cv2.COLOR_BGR2LAB).astype(np.float32).reshape(3)
+    pcx, pcy = (cx - x0) * kx, (cy - y0) * ky
+    q = max(1, int(side * kx * 0.25))
+    c = lab[max(0, int(pcy) - q) : int(pcy) + q + 1, max(0, int(pcx) - q) : int(pcx) + q + 1]
+    ref = np.median(c.reshape(-1, 3), axis=0)
+    dd = ((lab - ref) ** 2).sum(-1)
+    db = ((lab - bgl) ** 2).sum(-1)
+    body = (dd < db).astype(np.uint8) * 255
+    body = cv2.morphologyEx(body, cv2.MORPH_CLOSE, _K3)
+    cnts, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    best = None
+    for cc in cnts:
+        if cv2.pointPolygonTest(cc, (float(pcx), float(pcy)), False) >= 0:
+            best = cc
+            break
+    if best is None:
+        return None
+    (rx, ry), (rw, rh), _ = cv2.minAreaRect(best)
+    a = cv2.contourArea(best)
+    if min(rw, rh) <= 0 or max(rw, rh) > REFINE_ASPECT * min(rw, rh):
+        return None
+    nside = math.sqrt(a) / kx  # area-based side: robust to ragged outlines
+    if not (REFINE_SIZE[0] * side <= nside <= REFINE_SIZE[1] * side):
+        return None
+    contrast = float(np.sqrt(((ref - bgl) ** 2).sum()))
+    return x0 + rx / kx, y0 + ry / ky, nside, contrast
+
+
+def _read_face(img: np.ndarray, cx: float, cy: float, side: float, ang: float):
+    """Warp the face and classify; returns (value, confidence) or None."""
+    half = side * CROP_SCALE / 2
+    a = math.radians(ang)
+    ux, uy = math.cos(a) * half, math.sin(a) * half
+    vx, vy = -math.sin(a) * half, math.cos(a) * half
+    src = np.float32(
+        [[cx - ux - vx, cy - uy - vy], [cx + ux - vx, cy + uy - vy], [cx - ux + vx, cy - uy + vy]]
+    )
+    dst = np.float32([[0, 0], [FACE, 0], [0, FACE]])
+    M = cv2.getAffineTransform(src, dst)
+    face = cv2.warpAffine(
+        img,
+        M,
+        (FACE, FACE),
+        flags=cv2.INTER_AREA if side > 2 * FACE else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return _classify(face), face
+
+
+def _pipmaps(face: np.ndarray):
+    """Pip-contrast maps of a face crop: distance of each pixel from the face
+    colour (median of the central part, where the die face surely is), for
+    both polarities together and, if PIP_POLARITY, for lighter-only and
+    darker-only pips. Each map comes with its strongest response near the
+    face centre."""
+    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
+    q = FACE // 4
+    ref = np.median(lab[q:-q, q:-q].reshape(-1, 3), axis=0)
+    d = lab - ref
+    # chroma counts extra: red pips on a dark-red/brown body differ mostly in hue
+    c2 = PIP_CHROMA_WEIGHT**2 * (d[..., 1] ** 2 + d[..., 2] ** 2)
+    l2 = d[..., 0] ** 2
+    e = int(FACE * 0.2)  # where pips are: off the die's edges
+
+    def prep(dm):
+        dm = cv2.GaussianBlur(dm, (3, 3), 0)
+        # white top-hat keeps only small contrasting spots (pips); large areas
+        # of other colour (table in the crop corners, side faces) flatten away
+        dm = cv2.morphologyEx(dm, cv2.MORPH_TOPHAT, _KPIP)
+        return dm, float(dm[e:-e, e:-e].max())
+
+    # a generator: the polarity maps are only built if the first one fails
+    yield prep(np.sqrt(l2 + c2))
+    if PIP_POLARITY:
+        lp = np.maximum(d[..., 0], 0)
+        yield prep(np.sqrt(lp * lp + c2))
+        ln = np.maximum(-d[..., 0], 0)
+        yield prep(np.sqrt(ln * ln + c2))
+
+
+def _fit(P: np.ndarray):
+    """Best canonical layout for pip centres P (face half-width units).
+    Returns (value, confidence, geometry) with geometry = (centre, grid
+    half-step, rotation matrix, on-mask over the 3x3 grid) or None."""
+    n = len(P)
+    if n == 1:
+        r = math.hypot(float(P[0, 0]), float(P[0, 1]))
+        # the body centre is only approximate (shadows), so a lone pip may sit
+        # a little off centre; a 2 with one pip lost sits ~0.7 out
+        return 1, 1.0 - max(0.0, r - ONE_FREE) / ONE_SPAN, (P[0].copy(), ONE_G, _ROT0, _ONMASK[1][0])
+    # every layout is point-symmetric: the pip centroid is the face centre, which
+    # removes the body-centre error (shadows, side faces) from the fit
+    c0 = P.mean(0)
+    P = P - c0
+    rms = math.sqrt(float((P * P).sum()) / n)
+    g = rms / _LAYOUT_RMS[n][0]  # grid half-step, rotation-free (all variants share it)
+    if not (GRID_RANGE[0] <= g <= GRID_RANGE[1]):
+        return n, -1.0, None
+    # every variant at residual rotations (the edge-orientation estimate can be
+    # off, most of all on rounded dice) in one go; symmetric Hausdorff distance
+    TT = _TEMPL[n] * g  # (variants*rots, n, 2)
+    d2 = ((P[None, :, None, :] - TT[:, None, :, :]) ** 2).sum(-1)  # (VR, n, n)
+    hr = np.maximum(d2.min(2).max(1), d2.min(1).max(1))
+    k = int(np.argmin(hr))
+    nr = len(_ROTS)
+    geo = (c0, g, _ROTS[k % nr], _ONMASK[n][k // nr])
+    return n, 1.0 - math.sqrt(float(hr[k])) / FIT_ERR_SCALE, geo
+
+
+def _classify(face: np.ndarray):
+    maps = _pipmaps(face)
+    best = None
+    # several pip maps (either polarity, or both) and thresholds: a glint, a
+    # strong neighbour pip or marbling of the other polarity would otherwise
+    # hide dim pips; keep the reading that fits and verifies best
+    for mi, (dm, hi) in enumerate(maps):
+        dmax = None
+        for rel in PIP_RELS if mi == 0 else PIP_RELS_POLAR:
+            thr = max(PIP_MIN_CONTRAST, rel * hi)
+            r = _classify_bw(cv2.compare(dm, thr, cv2.CMP_GT))
+            if r is None:
+                continue
+            if best is not None and best[0][0] and r[1] < MIN_CONFIDENCE:
+                continue  # cannot beat a verified good reading (saves the check)
+            if dmax is None:
+                dmax = cv2.dilate(dm, _K3)  # 3x3 max: a pip centre need not hit a grid point
+            out = _finish(dmax, r)
+            key = (out[1] >= MIN_CONFIDENCE, out[1] + PIP_COUNT_BONUS * out[0])
+            if best is None or key > best[0]:
+                best = (key, out)
+            if out[1] >= EARLY_EXIT:
+                return best[1]  # clean, verified fit: skip the rest (speed)
+    return None if best is None else best[1]
+
+
+def _finish(dm, r):
+    """Verify a blob reading against the dense pip map; returns (value, conf, ratio)."""
+    if r[2] is None:
+        return r[0], r[1] * 0.5, 1.0
+    ratio, pv, gap = _verify(dm, r[2])
+    # confidence: the layout fit, capped by how empty the layout's empty grid
+    # positions really are (ratio ~0 clean face; ~1 pips were missed)
+    vconf = 1.0 - max(0.0, ratio - VERIFY_FREE) / VERIFY_SPAN
+    if pv != r[0] and gap >= REREAD_GAP:
+        # the dense grid samples clearly show another layout (usually pips the
+        # blob threshold lost); its gap is the confidence
+        return pv, min(0.9, gap * 2), ratio
+    if r[1] <= 0:
+        return r[0], r[1], ratio
+    # a die whose layout fits but whose grid check fails is still reported, as
+    # an unsure reading (it is a die; the value is ~50% right)
+    return r[0], max(UNSURE_FLOOR, min(r[1], vconf)), ratio
+
+
+def _verify(dm: np.ndarray, geo) -> float:
+    """Strongest pip-map response at the grid positions the layout leaves empty,
+    over the weakest at the positions it fills. Near 0 for a clean face; near
+    1 when pips were missed (a 6 read as a 2 shows 4 'empty' pips)."""
+    c0, g, Rm, on = geo
+    pts = c0[None, :] + (_GRID_UNIT @ Rm.T) * g
+    px = pts * (FACE / CROP_SCALE / 2) + (FACE - 1) / 2
+    inside = (px >= 1).all(1) & (px <= FACE - 2).all(1)
+    ix = np.clip(np.rint(px).astype(np.int32), 0, FACE - 1)
+    v = dm[ix[:, 1], ix[:, 0]]  # dm is the 3x3-max (dilated) pip map
+    von = v[on & inside]
+    voff = v[~on & inside]
+    # re-read: the canonical pattern that best separates the 9 samples
+    vv = np.where(inside, v, 0.0)
+    pon = np.where(_PATTERNS, vv[None, :], np.inf).min(1)
+    poff = np.where(~_PATTERNS, vv[None, :], -np.inf).max(1)
+    pg = (pon - poff) / max(float(vv.max()), 1e-3)
+    pi = int(np.argmax(pg))
+    pv, gap = int(_PATTERN_VALUES[pi]), float(pg[pi])
+    if len(von) == 0:
+        return 1.0, pv, gap
+    if len(voff) == 0:
+        return 0.0, pv, gap
+    return float(voff.max() / max(von.min(), 1e-3)), pv, gap
+
+
+def _classify_bw(bw: np.ndarray):
+    n, lab_, stats, cents = cv2.connectedComponentsWithStats(bw)
+    if n <= 1:
+        return None
+    D2 = (FACE / CROP_SCALE) ** 2  # die face area in the crop
+    st = stats[1:].astype(np.float32)
+    x, y, w, h, ar = st.T
+    c = (cents[1:] - (FACE - 1) / 2) / (FACE / CROP_SCALE / 2)
+    ok = (
+        (ar >= PIP_AREA[0] * D2)
+        & (ar <= PIP_AREA[1] * D2)
+        # not touching the crop border: background or side face leaking in
+        & (x > 0)
+        & (y > 0)
+        & (x + w < FACE)
+        & (y + h < FACE)
+        # no slivers along the die edge, no L-shaped corner pieces
+        & (np.maximum(w, h) <= 2.2 * np.minimum(w, h))
+        & (ar >= 0.4 * w * h)
+        & (np.abs(c).max(1) <= PIP_REACH)
+    )
+    cand = list(zip(ar[ok].tolist(), c[ok].astype(np.float32), strict=False))
+    if not cand:
+        return None
+    # pips of one face share a size; drop specks much smaller than the others
+    areas = sorted(a for a, _ in cand)
+    # reference: the biggest blob for up to 3 (a lone 1-pip next to a small
+    # glint must not pass as a 2), else the 3rd biggest (robust to one big glint)
+    amax = areas[-1] if len(areas) <= 3 else areas[-3]
+    pips = [c for a, c in cand if a >= PIP_SIZE_RATIO * amax]
+    if len(pips) > 6 + MAX_DROP:
+        return None
+    P = np.array(pips, np.float32)
+    best = (len(P), -1.0, None) if len(P) > 6 else _fit(P)
+    # a stray blob (glint, marbling, a neighbour's pip): try leaving blobs out
+    drop = 0
+    while best[1] < MIN_CONFIDENCE and drop < MAX_DROP and len(P) > 2:
+        drop += 1
+        trials = [_fit(np.delete(P, k, 0)) for k in range(len(P))] if len(P) <= 7 else []
+        trials = [(v, c - DROP_PENALTY * drop, geo) for v, c, geo in trials if v <= 6]
+        if not trials:
+            break
+        k = max(range(len(trials)), key=lambda k: trials[k][1])
+        if trials[k][1] <= best[1]:
+            break
+        best = trials[k]
+        P = np.delete(P, k, 0)
+    return best
+
+
+@dataclass
+class FaceScan:
+    """What the body-first reader saw in one frame.
+
+    ``unexplained`` counts die-sized pieces of foreground no reading accounts
+    for: a frame with none, and only confident readings, needs no second reader.
+    """
+
+    dice: list[Die]
+    unexplained: int
+    die_side: float  # typical die side in full-resolution pixels
+
+
+def read_faces(image: np.ndarray) -> list[Die]:
+    """Read the top faces of the six-sided dice in ``image`` (BGR, grey or BGRA)."""
+    return scan_faces(image).dice
+
+
+def scan_faces(image: np.ndarray) -> FaceScan:
+    """Read the dice and report how much of the foreground the readings explain."""
+    if image is None or not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise ValueError("read_faces needs a BGR image array")
+    img = image
+    if img.ndim == 3 and img.shape[2] not in (3, 4):
+        raise ValueError("read_faces needs a BGR image array")
+    if min(img.shape[:2]) < 8:
+        return FaceScan([], 0, 0.0)
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    elif img.shape[2] == 4:
+        img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
+    if img.dtype != np.uint8:
+        img = np.clip(img, 0, 255).astype(np.uint8)
+    # (a strided view makes OpenCV's uint8 colour conversions far slower)
+    img = np.ascontiguousarray(img)
+    H, W = img.shape[:2]
+    f = min(1.0, WORK_SIDE / max(H, W))
+    work = cv2.resize(img, (round(W * f), round(H * f)), interpolation=cv2.INTER_AREA) if f < 1 else img
+    m, bg = _foreground(work)
+    cnts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    S = _estimate_scale(m, max(work.shape[:2]))
+    # tray walls, table edges, cloth seams: long straight bands. Pixels on a
+    # horizontal or vertical run longer than WALL_RUN dice are not dice.
+    L = int(WALL_RUN * S)
+    if L < min(m.shape):
+        walls = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((1, L), np.uint8))
+        walls |= cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((L, 1), np.uint8))
+        if walls.any():
+            walls = cv2.dilate(walls, _K3)
+            m = cv2.morphologyEx(m & ~walls, cv2.MORPH_OPEN, _K3)
+            cnts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    bodies = []
+    for c in cnts:
+        a = cv2.contourArea(c)
+        if a < (0.5 * S) ** 2:
+            continue
+        rect = cv2.minAreaRect(c)
+        (rcx, rcy), (rw, rh), ang = rect
+        if min(rw, rh) <= 0:
+            continue
+        asp = max(rw, rh) / min(rw, rh)
+        side = math.sqrt(rw * rh)
+        if (
+            asp < SINGLE_ASPECT
+            and a / (rw * rh) > SINGLE_FILL
+            and SINGLE_SIZE[0] * S <= side <= SINGLE_SIZE[1] * S
+        ):
+            bodies.append(rect)
+            continue
+        x, y, w, h = cv2.boundingRect(c)
+        roi = np.zeros((h, w), np.uint8)
+        cv2.drawContours(roi, [c - [x, y]], -1, 255, -1)
+        for pts in _split(roi, S):
+            bodies.append(cv2.minAreaRect(pts + np.float32([x, y])))
+    out: list[_Reading] = []
+
+    def read_body(rcx: float, rcy: float, fside: float) -> None:
+        """Refine, read and filter one body given at work scale; append to out."""
+        fx, fy, fs = rcx / f, rcy / f, fside / f
+        body_contrast = -1.0  # -1: the refinement did not find the body
+        if REFINE:
+            bgc = bg[min(bg.shape[0] - 1, int(rcy)), min(bg.shape[1] - 1, int(rcx))]
+            for _ in range(REFINE_ITERS):
+                rr = _refine(img, bgc, fx, fy, fs)
+                if rr is None:
+                    break
+                fx, fy, fs, body_contrast = rr
+        if 0 <= body_contrast < BODY_MIN_CONTRAST:
+            return  # no body standing out from the table: not a die (and saves the read)
+        ang = _orient(img, fx, fy, fs)
+        res, _face = _read_face(img, fx, fy, fs, ang)
+        if res is None:
+            return
+        val, conf = res[0], res[1]
+        if conf <= 0:
+            return
+        # unsure readings are reported only for a convincing body: one that the
+        # colour refinement found (printed trays, text and texture give
+        # pip-like blobs but no body)
+        if conf < MIN_CONFIDENCE and body_contrast < 0:
+            return
+        out.append(_Reading(int(val), float(round(min(1.0, conf), 3)), fx, fy, fs, ang))
+
+    for (rcx, rcy), (rw, rh), _ang in bodies:
+        side = min(rw, rh)
+        if not (DIE_SIZE[0] * S <= side <= DIE_SIZE[1] * S) or max(rw, rh) > 1.6 * side:
+            continue
+        read_body(rcx, rcy, math.sqrt(rw * rh))
+    unexplained = 0
+    for rnd in range(RESIDUAL_PASSES + 1):
+        # body pixels no die accounts for (clusters the split got wrong): seed
+        # once more at the distance-transform peak of each leftover piece; the
+        # last round only counts what is still left
+        seeds = _leftovers(m, out, f, S)
+        if len(seeds) == 0 or rnd == RESIDUAL_PASSES:
+            unexplained = len(seeds)
+            break
+        n_before = len(out)
+        for px, py in seeds:
+            read_body(px, py, S)
+        if len(out) == n_before:
+            unexplained = len(seeds)
+            break
+    # two seeds on one die (split clusters, refinement converging): keep the
+    # better reading
+    out.sort(key=lambda r: -r.confidence)
+    keep: list[_Reading] = []
+    for r in out:
+        if all((r.x - k.x) ** 2 + (r.y - k.y) ** 2 > (DUP_SEP * min(r.side, k.side)) ** 2 for k in keep):
+            keep.append(r)
+    return FaceScan([r.die(W, H) for r in keep], unexplained, S / f)
+
+
+@dataclass
+class _Reading:
+    """One face read, with the rotated square it was read from (full resolution)."""
+
+    value: int
+    confidence: float
+    x: float
+    y: float
+    side: float
+    angle: float
+
+    def die(self, width: int, height: int) -> Die:
+        a = math.radians(self.angle)
+        half = self.side / 2 * (abs(math.cos(a)) + abs(math.sin(a)))
+        box = [
+            float(max(0, int(self.x - half))),
+            float(max(0, int(self.y - half))),
+            float(min(width - 1, int(self.x + half))),
+            float(min(height - 1, int(self.y + half))),
+        ]
+        return Die(self.value, box, self.confidence, side=self.side)
+
+
+def _leftovers(m: np.ndarray, out: list[_Reading], f: float, S: float) -> list[tuple[float, float]]:
+    """Seeds (work scale) of die-sized foreground pieces that no reading covers."""
+    cover = np.zeros_like(m)
+    for r in out:
+        pts = cv2.boxPoints(((r.x * f, r.y * f), (r.side * f * 1.1, r.side * f * 1.1), r.angle))
+        cv2.fillConvexPoly(cover, pts.astype(np.int32), 255)
+    k = max(3, int(round(S * RESIDUAL_OPEN)) | 1)
+    left = cv2.morphologyEx(m & ~cover, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    seeds: list[tuple[float, float]] = []
+    if not left.any():
+        return seeds
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+    for i in range(1, n):
+        if stats[i, 4] < (RESIDUAL_MIN * S) ** 2:
+            continue
+        x0, y0, w0, h0 = stats[i, :4]
+        blob = (labels[y0 : y0 + h0, x0 : x0 + w0] == i).astype(np.uint8)
+        dt = cv2.distanceTransform(blob, cv2.DIST_L2, 3)
+        _, r, _, (px, py) = cv2.minMaxLoc(dt)
+        if r >= PEAK_FRAC * S:
+            seeds.append((float(x0 + px), float(y0 + py)))
+    return seeds
