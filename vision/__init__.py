@@ -21,6 +21,8 @@ __all__ = ["Die", "read_dice"]
 # The slow pip-first pass is skipped when the body-first reader explains the
 # whole frame: every die read at least this surely and no die-sized piece of
 # foreground left unread. On byler-d6/train this cost 0.001-0.002 die accuracy.
+# Its blind spot: a die the body-first reader cannot tell from the table at
+# all (a white die on a light table) leaves no foreground to notice.
 SURE_FACE = 0.9
 # The pip-first reader finds dice of this side (px) as well as smaller ones
 # (byler-d6 dice are 22-35 px), so a frame of larger dice is read on a copy

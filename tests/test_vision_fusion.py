@@ -1,0 +1,120 @@
+"""The combined dice reader: fusion rules on given readings, and whole frames rendered here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vision
+from vision import Die, read_dice, reader
+from vision.faces import read_faces, scan_faces
+from vision.fusion import PIP_MORE_CONFIDENCE, fuse
+from vision.synth import DICE_COLOURS, background, draw_die, scene
+
+
+def confident(dice: list[Die]) -> list[Die]:
+    return [d for d in dice if d.confidence >= 0.5]
+
+
+def test_a_die_only_one_reader_found_is_kept() -> None:
+    pip_only = Die(3, [10.0, 10.0, 40.0, 40.0], 0.8)
+    body_only = Die(5, [200.0, 10.0, 232.0, 42.0], 0.7)
+    fused = fuse([pip_only], [body_only])
+    assert sorted((d.value, d.confidence) for d in fused) == [(3, 0.8), (5, 0.7)]
+
+
+def test_agreeing_readers_raise_confidence() -> None:
+    fused = fuse([Die(4, [10.0, 10.0, 40.0, 40.0], 0.7)], [Die(4, [12.0, 11.0, 42.0, 41.0], 0.6)])
+    assert len(fused) == 1
+    assert fused[0].value == 4
+    assert fused[0].confidence > 0.7
+    assert fused[0].box == [11.0, 10.5, 41.0, 40.5]
+
+
+def test_disagreeing_readers_give_one_die() -> None:
+    box = [10.0, 10.0, 40.0, 40.0]
+    fused = fuse([Die(2, box, 0.6)], [Die(3, box, 0.95)])
+    assert len(fused) == 1
+    assert fused[0].value in (2, 3)
+    # A sure pip-first reading of more pips wins: lost pips are the common error.
+    fused = fuse([Die(6, box, PIP_MORE_CONFIDENCE)], [Die(3, box, 0.99)])
+    assert [d.value for d in fused] == [6]
+
+
+def test_far_apart_readings_stay_two_dice() -> None:
+    fused = fuse([Die(1, [0.0, 0.0, 30.0, 30.0], 0.9)], [Die(1, [60.0, 0.0, 90.0, 30.0], 0.9)])
+    assert len(fused) == 2
+
+
+@pytest.mark.parametrize("kind", ["plain", "wood", "cloth", "speckle"])
+@pytest.mark.parametrize("size", [30, 60, 120])
+def test_rendered_dice_are_read_right(kind: str, size: int) -> None:
+    rng = np.random.default_rng(size + len(kind))
+    width = max(640, size * 8)
+    img, placed = scene(width, width * 3 // 4, [1, 2, 3, 4, 5, 6], size, rng, kind)
+    dice = confident(read_dice(img))
+    assert sorted(d.value for d in dice) == [1, 2, 3, 4, 5, 6]
+    for d in dice:
+        die = min(placed, key=lambda p: (p.center[0] - d.center[0]) ** 2 + (p.center[1] - d.center[1]) ** 2)
+        assert die.value == d.value
+        assert abs(die.center[0] - d.center[0]) < size / 3
+        assert abs(die.center[1] - d.center[1]) < size / 3
+
+
+@pytest.mark.parametrize("kind", ["plain", "wood", "cloth", "speckle"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_empty_tables_read_no_dice(kind: str, seed: int) -> None:
+    img = background(1280, 720, kind, np.random.default_rng(seed))
+    assert read_dice(img) == []
+    assert read_faces(img) == []
+
+
+def test_large_dice_are_read_on_a_smaller_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    img, placed = scene(1280, 960, [2, 5, 6], 150, np.random.default_rng(4), "wood")
+    shapes = []
+    pip_first = reader.read_dice
+
+    def recording(image: np.ndarray) -> list[Die]:
+        shapes.append(image.shape[:2])
+        return pip_first(image)
+
+    monkeypatch.setattr(reader, "read_dice", recording)
+    monkeypatch.setattr(vision, "SURE_FACE", 1.1)  # always run the pip-first pass
+    dice = confident(read_dice(img))
+    assert shapes and max(shapes[0]) < 1280
+    assert sorted(d.value for d in dice) == [2, 5, 6]
+    # Boxes are back in the frame's own pixels.
+    for d in dice:
+        die = min(placed, key=lambda p: (p.center[0] - d.center[0]) ** 2 + (p.center[1] - d.center[1]) ** 2)
+        assert abs(die.center[0] - d.center[0]) < 50
+        assert abs(die.center[1] - d.center[1]) < 50
+
+
+def test_a_frame_the_faces_explain_skips_the_pip_first_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    img = background(640, 480, "plain", np.random.default_rng(2))
+    for i, value in enumerate([4, 5]):
+        draw_die(img, value, (200 + i * 220, 240), 70, body=DICE_COLOURS[2][0], pip=DICE_COLOURS[2][1])
+    scan = scan_faces(img)
+    assert scan.unexplained == 0
+    assert all(d.confidence >= vision.SURE_FACE for d in scan.dice)
+
+    def fail(image: np.ndarray) -> list[Die]:
+        raise AssertionError("the pip-first pass ran")
+
+    monkeypatch.setattr(reader, "read_dice", fail)
+    assert sorted(d.value for d in read_dice(img)) == [4, 5]
+
+
+@pytest.mark.parametrize("bad", [None, np.zeros((0, 0, 3), np.uint8), "photo.jpg", np.zeros((4, 4, 3, 2))])
+def test_not_an_image_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError):
+        read_dice(bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        read_faces(bad)  # type: ignore[arg-type]
+
+
+def test_the_readers_stay_reachable() -> None:
+    img, _ = scene(640, 480, [3, 6], 60, np.random.default_rng(5), "plain")
+    assert sorted(d.value for d in confident(reader.read_dice(img))) == [3, 6]
+    assert sorted(d.value for d in confident(read_faces(img))) == [3, 6]
+    assert all(isinstance(d, Die) for d in read_faces(img))
