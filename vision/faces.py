@@ -344,7 +344,7 @@ def _read_face(img: np.ndarray, cx: float, cy: float, side: float, ang: float):
         flags=cv2.INTER_AREA if side > 2 * FACE else cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
-    return _classify(face), face
+    return _classify(face)
 
 
 def _pipmaps(face: np.ndarray):
@@ -618,7 +618,7 @@ def scan_faces(image: np.ndarray) -> FaceScan:
         if 0 <= body_contrast < BODY_MIN_CONTRAST:
             return  # no body standing out from the table: not a die (and saves the read)
         ang = _orient(img, fx, fy, fs)
-        res, _face = _read_face(img, fx, fy, fs, ang)
+        res = _read_face(img, fx, fy, fs, ang)
         if res is None:
             return
         val, conf = res[0], res[1]
