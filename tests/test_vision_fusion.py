@@ -118,3 +118,11 @@ def test_the_readers_stay_reachable() -> None:
     assert sorted(d.value for d in confident(reader.read_dice(img))) == [3, 6]
     assert sorted(d.value for d in confident(read_faces(img))) == [3, 6]
     assert all(isinstance(d, Die) for d in read_faces(img))
+
+
+def test_grey_and_alpha_frames_are_read() -> None:
+    import cv2
+
+    img, _ = scene(640, 480, [2, 4, 6], 60, np.random.default_rng(6), "wood")
+    for frame in (cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)):
+        assert sorted(d.value for d in confident(read_dice(frame))) == [2, 4, 6]

@@ -24,10 +24,11 @@ __all__ = ["Die", "read_dice"]
 # Its blind spot: a die the body-first reader cannot tell from the table at
 # all (a white die on a light table) leaves no foreground to notice.
 SURE_FACE = 0.9
-# The pip-first reader finds dice of this side (px) as well as smaller ones
-# (byler-d6 dice are 22-35 px), so a frame of larger dice is read on a copy
-# scaled down to bring the smallest die found to about this size; its
-# full-resolution pass is most of its cost.
+# The pip-first reader's full-resolution pass is most of its cost, so a frame
+# of large dice is read on a copy scaled down to keep the smallest die found
+# at least this side (px). It reads the 22-35 px dice of byler-d6/train well,
+# but on a 0.7x copy (16-25 px) its die accuracy fell from 0.75 to 0.46,
+# hence the margin.
 PIP_READ_SIDE = 32.0
 PIP_SCALES = (0.5, 0.7071)  # copies tried, smallest first
 
