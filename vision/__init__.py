@@ -42,7 +42,10 @@ def read_dice(image: np.ndarray) -> list[Die]:
     from vision.fusion import fuse
 
     scan = scan_faces(image)
-    if scan.dice and scan.unexplained == 0 and all(d.confidence >= SURE_FACE for d in scan.dice):
+    # A grey frame has no colour for the body-first reader to find dice by, so
+    # its silence about the rest of the frame means nothing there.
+    explained = image.ndim == 3 and scan.unexplained == 0
+    if scan.dice and explained and all(d.confidence >= SURE_FACE for d in scan.dice):
         return scan.dice
     sure = [d.side for d in scan.dice if d.confidence >= 0.5 and d.side > 0]
     smallest = min(sure) if sure else 0.0
