@@ -18,12 +18,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Die", "read_dice"]
 
-# The slow pip-first pass is skipped when the body-first reader explains the
-# whole frame: every die read at least this surely and no die-sized piece of
-# foreground left unread. On byler-d6/train this cost 0.001-0.002 die accuracy.
-# Its blind spot: a die the body-first reader cannot tell from the table at
-# all (a white die on a light table) leaves no foreground to notice.
-SURE_FACE = 0.9
 # The pip-first reader's full-resolution pass is most of its cost, so a frame
 # of large dice is read on a copy scaled down to keep the smallest die found
 # at least this side (px). It reads the 22-35 px dice of byler-d6/train well,
@@ -41,12 +35,10 @@ def read_dice(image: np.ndarray) -> list[Die]:
     from vision.faces import scan_faces
     from vision.fusion import fuse
 
+    # The pip-first pass runs on every frame, even one the body-first reader
+    # seems to explain: a die whose body looks like the table (a white die on a
+    # light board, any die in a grey frame) leaves that reader nothing to see.
     scan = scan_faces(image)
-    # A grey frame has no colour for the body-first reader to find dice by, so
-    # its silence about the rest of the frame means nothing there.
-    explained = image.ndim == 3 and scan.unexplained == 0
-    if scan.dice and explained and all(d.confidence >= SURE_FACE for d in scan.dice):
-        return scan.dice
     sure = [d.side for d in scan.dice if d.confidence >= 0.5 and d.side > 0]
     smallest = min(sure) if sure else 0.0
     scale = next((k for k in PIP_SCALES if smallest * k >= PIP_READ_SIDE), 1.0)
