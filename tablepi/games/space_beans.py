@@ -49,15 +49,11 @@ forced close-out when nothing in hand fits) stay with the players.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tablepi.games.errors import RuleError
-
-
-def _clone(data: Any) -> Any:
-    """A deep copy of plain JSON data (several times faster than copy.deepcopy)."""
-    return json.loads(json.dumps(data))
+from tablepi.games.recorded import RecordedGame
+from tablepi.games.recorded import clone as _clone
 
 BEANS = ("Klingbohns", "Dark Beans", "Beanliens", "Centauribohnen", "Bohrion", "Moonbohnen", "Bluebeans")
 _BEAN_NAMES = {b.casefold(): b for b in BEANS} | {"klingbohnen": "Klingbohns", "darth beans": "Dark Beans"}
@@ -99,7 +95,7 @@ def _settings(settings: Any) -> dict[str, Any]:
     return {"players": names}
 
 
-class SpaceBeans:
+class SpaceBeans(RecordedGame):
     """The public record of a game of Space Beans."""
 
     kind = "space_beans"
@@ -107,11 +103,7 @@ class SpaceBeans:
 
     def __init__(self, settings: dict[str, Any]) -> None:
         self._settings = _settings(settings)
-        self._state = self._initial_state()
-        self._stack: list[dict[str, Any]] = []
-        # States before each command, kept in memory only; a game loaded from
-        # its saved form replays its commands to take one back instead.
-        self._before: list[dict[str, Any]] = []
+        super().__init__()
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any]) -> SpaceBeans:
@@ -139,30 +131,8 @@ class SpaceBeans:
     def finished(self) -> bool:
         return self._finished(self._state)
 
-    def push(self, command: dict[str, Any]) -> None:
-        state, record = self._apply(_clone(self._state), command)
-        self._before.append(self._state)
-        self._state = state
-        self._stack.append(record)
-
-    def pop(self) -> dict[str, Any]:
-        if not self._stack:
-            raise RuleError("undo", "there is nothing to take back")
-        if self._before:
-            self._state = self._before.pop()
-        else:
-            state = self._initial_state()
-            for command in self._stack[:-1]:
-                state, _ = self._apply(state, command)
-            self._state = state
-        return self._stack.pop()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": _clone(self._settings),
-            "state": _clone(self._state),
-            "commands": _clone(self._stack),
-        }
+    def _step(self, state: dict[str, Any], command: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        return self._apply(state, command)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SpaceBeans:
