@@ -74,6 +74,10 @@ FIT_ERROR_SCALE = {2: 0.4, 3: 0.16, 4: 0.44, 5: 0.3, 6: 0.44}
 # that fits the layout's size and a square's shape: specks on a table or a
 # printed tray have no such edge.
 EDGE_STEP = 20.0  # Lab distance from the face colour that marks the die's edge
+# An ivory die on a white tray differs from it by only ~12-20 (its shadow
+# ring), so a group of pips gets a lower step. A lone pip keeps the higher
+# one: at the lower step the tray's screw holes passed as "1"s.
+EDGE_STEP_GROUP = 12.0
 EDGE_SEARCH = (0.35, 1.6)  # where to look for the edge, in pip spans from the centre
 EDGE_FOUND = 0.7  # share of directions that must find the edge
 EDGE_ANGLE = 38.0  # largest turn (degrees) between the pip grid and the face's edges
@@ -451,6 +455,7 @@ def _edge_distances(
     radius: float,
     span: float,
     centred: bool = False,
+    step: float = EDGE_STEP,
 ) -> np.ndarray | None:
     """Distances from the face centre to the die's edge in 16 directions, or None if no die edge."""
     h, w = lab.shape[:2]
@@ -468,7 +473,7 @@ def _edge_distances(
     near = np.zeros(dist.shape, bool)
     for x, y in pts:
         near |= (px - x) ** 2 + (py - y) ** 2 < (radius * 1.8 + 1) ** 2
-    off = (dist > EDGE_STEP) & ~near & inside
+    off = (dist > step) & ~near & inside
     found = off.any(axis=1)
     if found.mean() < EDGE_FOUND:
         return None
@@ -578,7 +583,7 @@ def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
         span = size * FACE_SPAN_RATIO
         radius = float(np.median(pips.r[kept]))
         face = np.median(pips.face[kept], axis=0)
-        edges = _edge_distances(lab, float(cx), float(cy), face, pts, radius, span, True)
+        edges = _edge_distances(lab, float(cx), float(cy), face, pts, radius, span, True, EDGE_STEP_GROUP)
         if edges is None:
             continue
         box = _face_box(pts, float(cx), float(cy), size)
