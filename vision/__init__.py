@@ -53,7 +53,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
             d.pips = [(x / scale, y / scale) for x, y in d.pips]
             d.pip_radius /= scale
             d.side /= scale
-    return fuse(pip_dice, scan.dice)
+    return fuse(pip_dice, scan.dice, image)
 
 
 def __getattr__(name: str) -> Any:
