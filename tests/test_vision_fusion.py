@@ -7,7 +7,7 @@ import pytest
 
 from vision import Die, read_dice, reader
 from vision.faces import read_faces
-from vision.fusion import PIP_MORE_CONFIDENCE, fuse
+from vision.fusion import PIP_MORE_CONFIDENCE, REREAD_RIGHT, fuse
 from vision.synth import DICE_COLOURS, background, draw_die, scene
 
 
@@ -38,6 +38,21 @@ def test_disagreeing_readers_give_one_die() -> None:
     # A sure pip-first reading of more pips wins: lost pips are the common error.
     fused = fuse([Die(6, box, PIP_MORE_CONFIDENCE)], [Die(3, box, 0.99)])
     assert [d.value for d in fused] == [6]
+
+
+@pytest.mark.parametrize("value", [3, 5, 6])
+def test_unsure_die_is_read_again_on_an_enlarged_crop(value: int) -> None:
+    img, placed = scene(320, 240, [value], 26, np.random.default_rng(value), "plain")
+    (cx, cy), half = placed[0].center, 13.0
+    box = [cx - half, cy - half, cx + half, cy + half]
+    # the re-read confirms an unsure reading it agrees with ...
+    fused = fuse([], [Die(value, box, 0.2, side=26.0)], img)
+    assert [(d.value, d.confidence) for d in fused] == [(value, REREAD_RIGHT)]
+    # ... but does not overrule one it disagrees with, nor run without the frame
+    fused = fuse([], [Die(1, box, 0.2, side=26.0)], img)
+    assert [(d.value, d.confidence) for d in fused] == [(1, 0.2)]
+    fused = fuse([], [Die(value, box, 0.2, side=26.0)])
+    assert [(d.value, d.confidence) for d in fused] == [(value, 0.2)]
 
 
 def test_far_apart_readings_stay_two_dice() -> None:
