@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablepi.games.errors import RuleError
-from tablepi.games.recorded import RecordedGame
+from tablepi.games.recorded import RecordedGame, player_names
 from tablepi.games.recorded import clone as _clone
 
 MIN_PLAYERS = 6
@@ -250,16 +250,7 @@ def flip_coin(rng: Any = _SYSTEM_RANDOM) -> str:
 
 
 def _settings(settings: Any) -> dict[str, Any]:
-    if not isinstance(settings, dict):
-        raise RuleError("settings", "settings must be an object")
-    players = settings.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise RuleError("settings", "players must be a list of names")
-    names = [p.strip() for p in players]
-    if any(not name for name in names):
-        raise RuleError("settings", "every player needs a name")
-    if len({name.casefold() for name in names}) != len(names):
-        raise RuleError("settings", "player names must be different")
+    names = player_names(settings)
     setup(len(names))  # T1: 6..12 players
     seconds = settings.get("timer_seconds", DEFAULT_TIMER_SECONDS)
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (

@@ -18,6 +18,23 @@ def clone(data: Any) -> Any:
     return json.loads(json.dumps(data))
 
 
+def player_names(settings: Any) -> list[str]:
+    """The players' names from a game's settings: a list of distinct,
+    non-empty names (compared without case). The player count is each game's
+    own rule."""
+    if not isinstance(settings, dict):
+        raise RuleError("settings", "settings must be an object")
+    players = settings.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise RuleError("settings", "players must be a list of names")
+    names = [p.strip() for p in players]
+    if any(not name for name in names):
+        raise RuleError("settings", "every player needs a name")
+    if len({name.casefold() for name in names}) != len(names):
+        raise RuleError("settings", "player names must be different")
+    return names
+
+
 class RecordedGame:
     """Base for a game held as ``settings`` + ``state`` + the commands pushed.
 

@@ -52,7 +52,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablepi.games.errors import RuleError
-from tablepi.games.recorded import RecordedGame
+from tablepi.games.recorded import RecordedGame, player_names
 from tablepi.games.recorded import clone as _clone
 
 BEANS = ("Klingbohns", "Dark Beans", "Beanliens", "Centauribohnen", "Bohrion", "Moonbohnen", "Bluebeans")
@@ -80,16 +80,7 @@ def rank(totals: list[int]) -> list[int]:
 
 
 def _settings(settings: Any) -> dict[str, Any]:
-    if not isinstance(settings, dict):
-        raise RuleError("settings", "settings must be an object")
-    players = settings.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise RuleError("settings", "players must be a list of names")
-    names = [p.strip() for p in players]
-    if any(not name for name in names):
-        raise RuleError("settings", "every player needs a name")
-    if len({name.casefold() for name in names}) != len(names):
-        raise RuleError("settings", "player names must be different")
+    names = player_names(settings)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise RuleError("S1", f"Space Beans is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
     return {"players": names}
