@@ -177,6 +177,8 @@ def test_real_hardware_needs_the_pin(tmp_path):
     try:
         client = web.create_app(svc).test_client()
         assert client.get("/api/device").json["simulated"] is False
+        # Watching the OLED needs no PIN, as watching the table does not.
+        assert client.get("/api/device/oled.png").status_code == 200
         assert client.post("/api/device/roll").status_code == 403
         assert client.post("/api/device/keep", json={"dice": [1]}).status_code == 403
         assert client.post("/api/device/press", json={"button": "A"}).status_code == 403

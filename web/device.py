@@ -67,10 +67,12 @@ def _oled() -> OledCache:
     return current_app.extensions["tablepi.oled"]
 
 
+@bp.before_request
 def _check_device_access() -> Response | None:
     """In simulation the browser is the device, so anyone at the page may press;
-    on real hardware the buttons change the game, so the PIN is needed."""
-    if get_service().simulated:
+    on real hardware the buttons change the game, so every POST here needs the
+    PIN. Reading the OLED image needs nothing, like watching the table."""
+    if request.method != "POST" or get_service().simulated:
         return None
     return check_pin()
 
@@ -109,9 +111,6 @@ def oled():
 
 @bp.post("/api/device/press")
 def press():
-    refused = _check_device_access()
-    if refused is not None:
-        return refused
     body = _json_object()
     if isinstance(body, Response):
         return body
@@ -133,9 +132,6 @@ def press():
 
 @bp.post("/api/device/roll")
 def roll():
-    refused = _check_device_access()
-    if refused is not None:
-        return refused
     try:
         get_service().roll()
     except RuntimeError as exc:
@@ -145,9 +141,6 @@ def roll():
 
 @bp.post("/api/device/keep")
 def keep():
-    refused = _check_device_access()
-    if refused is not None:
-        return refused
     body = _json_object()
     if isinstance(body, Response):
         return body
