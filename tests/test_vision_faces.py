@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import vision.faces as faces
-from vision.synth import background, draw_die
+from vision.synth import PIP_LAYOUT, background, draw_die
 
 
 def marbled_die(value: int, size: float, seed: int) -> np.ndarray:
@@ -47,3 +47,33 @@ def test_red_pips_on_marbled_dice_are_read(monkeypatch: pytest.MonkeyPatch) -> N
     assert with_red >= 36
     monkeypatch.setattr(faces, "PIP_RED", False)
     assert right_reads(frames) < with_red
+
+
+def merged_six(size: float, pip_radius: float, seed: int) -> np.ndarray:
+    """A small dark die showing 6 with red pips so big that each column is one bar."""
+    rng = np.random.default_rng(seed)
+    img = background(160, 160, "plain", rng)
+    angle, body = float(rng.uniform(0, 90)), (55, 50, 50)
+    draw_die(img, 6, (80.0, 80.0), size, angle, body=body, pip=body)
+    a = math.radians(angle)
+    for u, v in PIP_LAYOUT[6]:
+        px = 80 + (u * math.cos(a) - v * math.sin(a)) * size * 0.23
+        py = 80 + (u * math.sin(a) + v * math.cos(a)) * size * 0.23
+        centre = (int(px * 16), int(py * 16))
+        cv2.circle(img, centre, int(pip_radius * size * 16), (40, 40, 185), -1, cv2.LINE_AA, 4)
+    img = cv2.GaussianBlur(img, (0, 0), 0.7)
+    return np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+
+
+def test_pip_columns_merged_into_bars_are_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    frames = [
+        (6, merged_six(size, radius, seed))
+        for size in (22, 26, 30)
+        for radius in (0.1, 0.11, 0.12)
+        for seed in range(3)
+    ]
+    with_split = right_reads(frames)
+    # 10 of these 27 are read right with bars cut into pips, 6 without
+    assert with_split >= 9
+    monkeypatch.setattr(faces, "SPLIT", False)
+    assert right_reads(frames) < with_split
