@@ -7,7 +7,7 @@ import pytest
 
 from vision import Die, read_dice, reader
 from vision.faces import read_faces
-from vision.fusion import PIP_MORE_CONFIDENCE, REREAD_RIGHT, fuse
+from vision.fusion import PIP_MORE_CONFIDENCE, PIP_ONE_MORE_CONFIDENCE, REREAD_RIGHT, fuse
 from vision.synth import DICE_COLOURS, background, draw_die, scene
 
 
@@ -53,6 +53,19 @@ def test_unsure_die_is_read_again_on_an_enlarged_crop(value: int) -> None:
     assert [(d.value, d.confidence) for d in fused] == [(1, 0.2)]
     fused = fuse([], [Die(value, box, 0.2, side=26.0)])
     assert [(d.value, d.confidence) for d in fused] == [(value, 0.2)]
+
+
+def test_one_pip_more_needs_a_surer_pip_first_reading() -> None:
+    box = [10.0, 10.0, 40.0, 40.0]
+    # one pip more at middling confidence is the pip-first reader's own slip
+    # (a side face's pip): the sure body-first reading wins the vote
+    fused = fuse([Die(5, box, PIP_ONE_MORE_CONFIDENCE - 0.1)], [Die(4, box, 0.9)])
+    assert [d.value for d in fused] == [4]
+    fused = fuse([Die(5, box, PIP_ONE_MORE_CONFIDENCE)], [Die(4, box, 0.9)])
+    assert [d.value for d in fused] == [5]
+    # two pips more (a 6 whose middle column the body-first reader lost) win
+    fused = fuse([Die(6, box, PIP_ONE_MORE_CONFIDENCE - 0.1)], [Die(4, box, 0.9)])
+    assert [d.value for d in fused] == [6]
 
 
 def test_far_apart_readings_stay_two_dice() -> None:
