@@ -68,6 +68,16 @@ def test_one_pip_more_needs_a_surer_pip_first_reading() -> None:
     assert [d.value for d in fused] == [6]
 
 
+def test_a_pip_first_die_far_larger_than_the_others_is_dropped() -> None:
+    body = [Die(3, [x, 200.0, x + 30.0, 230.0], 0.9, side=30.0) for x in (100.0, 200.0, 300.0, 400.0)]
+    huge = Die(1, [-7.0, -14.0, 106.0, 99.0], 0.99)  # SCALE_MAX = 2.4 die sides is 72 px
+    large = Die(5, [500.0, 20.0, 550.0, 70.0], 0.9)
+    fused = fuse([huge, large], body)
+    assert sorted(d.value for d in fused) == [3, 3, 3, 3, 5]
+    # with too few dice to know their size, nothing is dropped
+    assert sorted(d.value for d in fuse([huge], body[:2])) == [1, 3, 3]
+
+
 def test_far_apart_readings_stay_two_dice() -> None:
     fused = fuse([Die(1, [0.0, 0.0, 30.0, 30.0], 0.9)], [Die(1, [60.0, 0.0, 90.0, 30.0], 0.9)])
     assert len(fused) == 2

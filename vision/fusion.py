@@ -73,6 +73,14 @@ REREAD_MIN = 0.5  # confidence the re-read itself needs
 REREAD_RIGHT = 0.7  # share of agreeing re-reads that were right on train
 
 
+# A pip-first die only that reader found, with a box side more than SCALE_MAX
+# times the frame's median die side, is dropped. On train such dice were 2
+# phantoms ("1"s 2.9 and 3.2 times the median, at image corners) and no real
+# die: real pip-first-only dice reached 1.7 times the median, misread ones 1.9.
+SCALE_MAX = 2.4
+SCALE_MIN_DICE = 3  # sure dice needed for a median die side
+
+
 def _centre(box: list[float]) -> tuple[float, float]:
     return (box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0
 
@@ -176,9 +184,14 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
         behind.append({p.value, b.value})
     paired_p = {i for i, _ in pairs}
     paired_b = {j for _, j in pairs}
-    for d in [d for i, d in enumerate(pip_dice) if i not in paired_p] + [
-        d for j, d in enumerate(body_dice) if j not in paired_b
-    ]:
+    lone_pip = [d for i, d in enumerate(pip_dice) if i not in paired_p]
+    sides = sorted(_side(d.box) for d in fused + body_dice if d.confidence >= SURE)
+    if len(sides) >= SCALE_MIN_DICE:
+        # all dice of a frame are about one size: a pip-first die far larger
+        # than the others is pip-like texture grouped at the wrong scale
+        typical = sides[len(sides) // 2]
+        lone_pip = [d for d in lone_pip if _side(d.box) <= SCALE_MAX * typical]
+    for d in lone_pip + [d for j, d in enumerate(body_dice) if j not in paired_b]:
         fused.append(d)
         behind.append({d.value})
     if image is not None:
