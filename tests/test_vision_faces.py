@@ -77,3 +77,24 @@ def test_pip_columns_merged_into_bars_are_cut(monkeypatch: pytest.MonkeyPatch) -
     assert with_split >= 9
     monkeypatch.setattr(faces, "SPLIT", False)
     assert right_reads(frames) < with_split
+
+
+def pip_map(value: int, pip_radius: float) -> np.ndarray:
+    """A face crop's pip map drawn directly: bright pips on a dark face."""
+    unit = faces.FACE / faces.CROP_SCALE / 2
+    centre = (faces.FACE - 1) / 2
+    m = np.zeros((faces.FACE, faces.FACE), np.float32)
+    for u, v in PIP_LAYOUT[value]:
+        x, y = centre + u * 0.42 * unit, centre + v * 0.42 * unit
+        cv2.circle(m, (round(x * 16), round(y * 16)), round(pip_radius * unit * 16), 40.0, -1, cv2.LINE_AA, 4)
+    return cv2.GaussianBlur(m, (3, 3), 0)
+
+
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+def test_templates_read_pip_maps(value: int) -> None:
+    assert faces._template_value([pip_map(value, 0.12)]) == value
+    # pips so big they merge (a 6's columns into bars, a 3's diagonal into a
+    # line) are still read by their pattern
+    assert faces._template_value([pip_map(value, 0.2)]) == value
+    # the best of several maps wins: an empty map does not spoil the reading
+    assert faces._template_value([np.zeros_like(pip_map(value, 0.12)), pip_map(value, 0.12)]) == value
