@@ -116,3 +116,26 @@ def test_templates_settle_faces_the_blob_fit_left_unsure(monkeypatch: pytest.Mon
     assert with_templates >= 16
     monkeypatch.setattr(faces, "TEMPLATE_AGREE", 0.0)
     assert right_reads(frames) < with_templates
+
+
+def one_pip_face() -> np.ndarray:
+    """A face crop with one clear pip in the centre: the blob fit reads a sure 1."""
+    size = faces.FACE
+    img = np.full((size, size, 3), (55, 50, 50), np.uint8)
+    centre = round((size - 1) / 2 * 16)
+    radius = round(0.18 * size / faces.CROP_SCALE / 2 * 16)
+    cv2.circle(img, (centre, centre), radius, (40, 40, 185), -1, cv2.LINE_AA, 4)
+    return cv2.GaussianBlur(img, (3, 3), 0)
+
+
+def test_templates_check_a_sure_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    face = one_pip_face()
+    value, conf, _ = faces._classify(face, template=True)
+    assert value == 1 and conf >= faces.MIN_CONFIDENCE
+    # templates that clearly see three pips (a merged diagonal) overrule it ...
+    monkeypatch.setattr(faces, "_template_value", lambda maps: (3, faces.TEMPLATE_LEAD + 0.1))
+    assert faces._classify(face, template=True)[:2] == (3, faces.TEMPLATE_OVERRULE)
+    # ... but not narrowly, nor when the body is not of a die's size
+    assert faces._classify(face, template=False)[0] == 1
+    monkeypatch.setattr(faces, "_template_value", lambda maps: (3, faces.TEMPLATE_LEAD / 2))
+    assert faces._classify(face, template=True)[0] == 1
