@@ -683,6 +683,8 @@ def _build_templates():
                                 # GaussianBlur's kernel sums to 1, the template's peaks are 1
                                 norms.append(float(np.linalg.norm(tc)) / (2 * math.pi * sigma * sigma))
                                 vals.append(v)
+            va = np.array(vals)
+            starts = np.flatnonzero(np.r_[True, va[1:] != va[:-1]])  # templates come by value
             groups.append(
                 (
                     sigma,
@@ -690,7 +692,8 @@ def _build_templates():
                     np.array(xs),
                     np.array(owner),
                     np.array(norms, np.float32),
-                    np.array(vals),
+                    starts,
+                    va[starts],
                 )
             )
     return inner, groups
@@ -714,10 +717,10 @@ def _template_value(maps: list[np.ndarray]) -> tuple[int, float]:
         n = float(np.linalg.norm(m))
         if n < 1e-6:
             continue
-        for sigma, ys, xs, owner, norms, vals in groups:
+        for sigma, ys, xs, owner, norms, starts, values in groups:
             b = cv2.GaussianBlur(m, (0, 0), sigma)
             sc = np.bincount(owner, weights=b[ys, xs], minlength=len(norms)) / (norms * n)
-            np.maximum.at(best, vals, sc)
+            best[values] = np.maximum(best[values], np.maximum.reduceat(sc, starts))
     order = np.argsort(-best)
     return int(order[0]), float(best[order[0]] - best[order[1]])
 
