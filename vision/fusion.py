@@ -59,12 +59,6 @@ PIP_ONE_MORE_CONFIDENCE = 0.8
 # (raw below, share right). Below 0.3 the vote is a guess (22 of 54 right).
 VOTE_CALIBRATION = ((0.3, 0.41), (0.5, 0.76), (math.inf, 0.95))
 
-
-# A die both readers left unsure (dark marbled bodies with dark or red pips)
-# is read once more by the pip-first reader on an enlarged crop: there its
-# small pips stand clear of the marbling. On train that reading, when it was
-# sure and agreed with one of the first two, was right in 14 of 19 dice; alone
-# it was right in about half, so agreement is required.
 # Pips are lost far more often than made up, so an unsure reading of 5 or 6
 # pips with a body behind it is rarely wrong: on train 17 of 19 such dice
 # (body-first only or both readers) were right, while unsure readings of 1-4
@@ -74,6 +68,13 @@ VOTE_CALIBRATION = ((0.3, 0.41), (0.5, 0.76), (math.inf, 0.95))
 # Pip-first-only unsure 5s and 6s were wrong (3 of 3) and stay unsure.
 MANY_PIPS = 5
 MANY_PIPS_RIGHT = 0.85
+
+
+# A die both readers left unsure (dark marbled bodies with dark or red pips)
+# is read once more by the pip-first reader on an enlarged crop: there its
+# small pips stand clear of the marbling. On train that reading, when it was
+# sure and agreed with one of the first two, was right in 14 of 19 dice; alone
+# it was right in about half, so agreement is required.
 SURE = 0.5  # confidence from which a reading counts as sure
 REREAD_UPSCALE = 2.0
 REREAD_WINDOW = 2.0  # crop side, in die sides
@@ -87,7 +88,7 @@ REREAD_RIGHT = 0.7  # share of agreeing re-reads that were right on train
 # phantoms ("1"s 2.9 and 3.2 times the median, at image corners) and no real
 # die: real pip-first-only dice reached 1.7 times the median, misread ones 1.9.
 SCALE_MAX = 2.4
-SCALE_MIN_DICE = 3  # sure dice needed for a median die side
+SCALE_MIN_DICE = 3  # sure dice in the frame (the suspect one included) for a median side
 
 
 def _centre(box: list[float]) -> tuple[float, float]:
@@ -169,8 +170,10 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
     were real dice (0 phantoms in 199 body-only, 3 in 159 pip-only readings,
     which no confidence floor separated), and a missed die costs as much as a
     misread one. Agreeing readers are taken as independent witnesses, so the
-    die's confidence rises. Given the frame, unsure dice are read once more
-    (see ``reread``).
+    die's confidence rises. A pip-first-only die far larger than the frame's
+    dice is dropped (SCALE_MAX); unsure readings of many pips with a body
+    behind them count as sure (MANY_PIPS). Given the frame, unsure dice are
+    read once more (see ``reread``).
     """
     fused: list[Die] = []
     behind: list[set[int]] = []  # values the first readings gave each fused die
@@ -196,16 +199,17 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
     paired_p = {i for i, _ in pairs}
     paired_b = {j for _, j in pairs}
     lone_pip = [d for i, d in enumerate(pip_dice) if i not in paired_p]
-    sides = sorted(_side(d.box) for d in fused + body_dice if d.confidence >= SURE)
+    lone_body = [d for j, d in enumerate(body_dice) if j not in paired_b]
+    sides = sorted(_side(d.box) for d in fused + lone_body + lone_pip if d.confidence >= SURE)
     if len(sides) >= SCALE_MIN_DICE:
         # all dice of a frame are about one size: a pip-first die far larger
         # than the others is pip-like texture grouped at the wrong scale
         typical = sides[len(sides) // 2]
         lone_pip = [d for d in lone_pip if _side(d.box) <= SCALE_MAX * typical]
-    for d in lone_pip + [d for j, d in enumerate(body_dice) if j not in paired_b]:
+    for d in lone_pip + lone_body:
         fused.append(d)
         behind.append({d.value})
-        bodied.append(any(d is b for b in body_dice))
+        bodied.append(any(d is b for b in lone_body))
     for k, d in enumerate(fused):
         if d.confidence < SURE and bodied[k] and d.value >= MANY_PIPS:
             fused[k] = Die(d.value, d.box, MANY_PIPS_RIGHT, d.pips, d.pip_radius, d.side)
