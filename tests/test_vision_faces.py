@@ -43,7 +43,8 @@ def test_red_pips_on_marbled_dice_are_read(monkeypatch: pytest.MonkeyPatch) -> N
         (v, marbled_die(v, size, seed)) for v in range(1, 7) for size in (26, 32, 40) for seed in range(3)
     ]
     with_red = right_reads(frames)
-    # 39 of these 54 are read right with the redness map, 27 without it
+    # 40 of these 54 are read right with the redness map, 37 without it (the
+    # template check saves some; without both, 28)
     assert with_red >= 36
     monkeypatch.setattr(faces, "PIP_RED", False)
     assert right_reads(frames) < with_red
@@ -73,8 +74,8 @@ def test_pip_columns_merged_into_bars_are_cut(monkeypatch: pytest.MonkeyPatch) -
         for seed in range(3)
     ]
     with_split = right_reads(frames)
-    # 10 of these 27 are read right with bars cut into pips, 6 without
-    assert with_split >= 9
+    # 18 of these 27 are read right with bars cut into pips, 9 without
+    assert with_split >= 16
     monkeypatch.setattr(faces, "SPLIT", False)
     assert right_reads(frames) < with_split
 
