@@ -659,9 +659,13 @@ def _build_templates():
     each template's norm after removing its mean over the face interior."""
     unit = FACE / CROP_SCALE / 2
     c0 = (FACE - 1) / 2
-    yy, xx = np.mgrid[0:FACE, 0:FACE].astype(np.float32)
-    inner = (np.abs(xx - c0) <= TEMPLATE_REACH * unit) & (np.abs(yy - c0) <= TEMPLATE_REACH * unit)
-    groups = []  # (sigma, ys, xs, template index of each pip, norms, values)
+    axis = np.arange(FACE, dtype=np.float64)
+    inside = np.abs(axis - c0) <= TEMPLATE_REACH * unit  # the interior is a square: x and y apart
+    inner = inside[:, None] & inside[None, :]
+    n_in = float(inner.sum())
+    rots = np.radians(TEMPLATE_ROTS)
+    shifts = np.array([(sx, sy) for sx in TEMPLATE_SHIFTS for sy in TEMPLATE_SHIFTS])
+    groups = []  # (sigma, ys, xs, template index of each pip, norms, first template of each value, values)
     for one in (True, False):
         for g in TEMPLATE_STEPS:
             sigma = (TEMPLATE_ONE_PIP if one else TEMPLATE_PIP) * g * unit
@@ -670,32 +674,35 @@ def _build_templates():
                 if (v == 1) != one:
                     continue
                 for lay in variants:
-                    for rot in TEMPLATE_ROTS:
-                        a = math.radians(rot)
-                        ca, sa = math.cos(a), math.sin(a)
-                        for sx in TEMPLATE_SHIFTS:
-                            for sy in TEMPLATE_SHIFTS:
-                                t = np.zeros((FACE, FACE), np.float32)
-                                for u, w in lay.tolist():
-                                    px = c0 + sx + (u * ca - w * sa) * g * unit
-                                    py = c0 + sy + (u * sa + w * ca) * g * unit
-                                    t += np.exp(-((xx - px) ** 2 + (yy - py) ** 2) / (2 * sigma * sigma))
-                                    ys.append(int(round(py)))
-                                    xs.append(int(round(px)))
-                                    owner.append(len(norms))
-                                tc = t[inner] - t[inner].mean()
-                                # GaussianBlur's kernel sums to 1, the template's peaks are 1
-                                norms.append(float(np.linalg.norm(tc)) / (2 * math.pi * sigma * sigma))
-                                vals.append(v)
-            va = np.array(vals)
+                    # pip centres of this layout at every rotation and shift: (K, n, 2)
+                    rot = np.stack([np.cos(rots), -np.sin(rots), np.sin(rots), np.cos(rots)], 1).reshape(
+                        -1, 2, 2
+                    )
+                    p = np.einsum("rij,nj->rni", rot, lay.astype(np.float64)) * g * unit
+                    p = (p[:, None, :, :] + shifts[None, :, None, :]).reshape(-1, len(lay), 2) + c0
+                    # Gaussian pips are separable and so is the square interior:
+                    # the template's sums over it come from 1-D profiles
+                    gx = np.exp(-((axis[None, None, :] - p[..., 0:1]) ** 2) / (2 * sigma * sigma)) * inside
+                    gy = np.exp(-((axis[None, None, :] - p[..., 1:2]) ** 2) / (2 * sigma * sigma)) * inside
+                    sq = (np.einsum("kpx,kqx->kpq", gx, gx) * np.einsum("kpy,kqy->kpq", gy, gy)).sum((1, 2))
+                    total = (gx.sum(2) * gy.sum(2)).sum(1)
+                    norm = np.sqrt(np.maximum(sq - total * total / n_in, 1e-12))
+                    # GaussianBlur's kernel sums to 1, the template's peaks are 1
+                    norms.append(norm / (2 * math.pi * sigma * sigma))
+                    first = sum(len(x) for x in norms[:-1])
+                    owner.append(np.repeat(np.arange(first, first + len(p)), len(lay)))
+                    xs.append(np.rint(p[..., 0]).astype(np.intp).ravel())
+                    ys.append(np.rint(p[..., 1]).astype(np.intp).ravel())
+                    vals.append(np.full(len(p), v))
+            va = np.concatenate(vals)
             starts = np.flatnonzero(np.r_[True, va[1:] != va[:-1]])  # templates come by value
             groups.append(
                 (
                     sigma,
-                    np.array(ys),
-                    np.array(xs),
-                    np.array(owner),
-                    np.array(norms, np.float32),
+                    np.concatenate(ys),
+                    np.concatenate(xs),
+                    np.concatenate(owner),
+                    np.concatenate(norms).astype(np.float32),
                     starts,
                     va[starts],
                 )
