@@ -207,6 +207,17 @@ _TEMPL = {
 }
 
 
+def _median_rows(a: np.ndarray) -> np.ndarray:
+    """np.median(a, axis=0) by partial sorting: the same values, several times
+    faster on the small pixel lists read here."""
+    n = len(a)
+    k = n // 2
+    if n % 2:
+        return np.partition(a, k, axis=0)[k]
+    part = np.partition(a, (k - 1, k), axis=0)
+    return (part[k - 1] + part[k]) / a.dtype.type(2)
+
+
 def _foreground(work: np.ndarray):
     h, w = work.shape[:2]
     f = BG_THUMB / max(h, w)
@@ -353,7 +364,7 @@ def _refine(img: np.ndarray, bg_bgr: np.ndarray, cx: float, cy: float, side: flo
     pcx, pcy = (cx - x0) * kx, (cy - y0) * ky
     q = max(1, int(side * kx * 0.25))
     c = lab[max(0, int(pcy) - q) : int(pcy) + q + 1, max(0, int(pcx) - q) : int(pcx) + q + 1]
-    ref = np.median(c.reshape(-1, 3), axis=0)
+    ref = _median_rows(c.reshape(-1, 3))
     dd = ((lab - ref) ** 2).sum(-1)
     db = ((lab - bgl) ** 2).sum(-1)
     body = (dd < db).astype(np.uint8) * 255
@@ -406,7 +417,7 @@ def _pipmaps(face: np.ndarray):
     face centre."""
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
     q = FACE // 4
-    ref = np.median(lab[q:-q, q:-q].reshape(-1, 3), axis=0)
+    ref = _median_rows(lab[q:-q, q:-q].reshape(-1, 3))
     d = lab - ref
     # chroma counts extra: red pips on a dark-red/brown body differ mostly in hue
     c2 = PIP_CHROMA_WEIGHT**2 * (d[..., 1] ** 2 + d[..., 2] ** 2)
@@ -481,9 +492,10 @@ def _classify(face: np.ndarray, template: bool = False):
         for rel in PIP_RELS if mi == 0 or mi == _RED_MAP else PIP_RELS_POLAR:
             thr = max(PIP_MIN_CONTRAST, rel * hi)
             bw = cv2.compare(dm, thr, cv2.CMP_GT)
-            r = _classify_bw(bw)
+            components = cv2.connectedComponentsWithStats(bw)
+            r = _classify_bw(bw, components=components)
             if SPLIT and (r is None or r[1] < SPLIT_BELOW):
-                rs = _classify_bw(bw, split=True)
+                rs = _classify_bw(bw, split=True, components=components)
                 if rs is not None and (r is None or rs[1] > r[1]):
                     r = rs
             if r is None:
@@ -563,8 +575,8 @@ def _verify(dm: np.ndarray, geo) -> float:
     return float(voff.max() / max(von.min(), 1e-3)), pv, gap
 
 
-def _classify_bw(bw: np.ndarray, split: bool = False):
-    n, lab_, stats, cents = cv2.connectedComponentsWithStats(bw)
+def _classify_bw(bw: np.ndarray, split: bool = False, components=None):
+    n, lab_, stats, cents = components or cv2.connectedComponentsWithStats(bw)
     if n <= 1:
         return None
     D2 = (FACE / CROP_SCALE) ** 2  # die face area in the crop
@@ -599,6 +611,9 @@ def _classify_bw(bw: np.ndarray, split: bool = False):
             & (x + w < FACE)
             & (y + h < FACE)
             & (np.abs(c).max(1) <= PIP_REACH)
+            # a square, full box holds a round blob (a 45-degree bar of
+            # elongation 1.8 fills only 0.67 of its box): no moments needed
+            & ((np.maximum(w, h) > 1.25 * np.minimum(w, h)) | (ar < 0.7 * w * h))
         )
         for i in np.nonzero(loose)[0]:
             xi, yi, wi, hi = (int(v) for v in st[i, :4])
