@@ -365,9 +365,10 @@ def _refine(img: np.ndarray, bg_bgr: np.ndarray, cx: float, cy: float, side: flo
     q = max(1, int(side * kx * 0.25))
     c = lab[max(0, int(pcy) - q) : int(pcy) + q + 1, max(0, int(pcx) - q) : int(pcx) + q + 1]
     ref = _median_rows(c.reshape(-1, 3))
-    dd = ((lab - ref) ** 2).sum(-1)
-    db = ((lab - bgl) ** 2).sum(-1)
-    body = (dd < db).astype(np.uint8) * 255
+    # nearer ref than bgl: |lab - ref|^2 < |lab - bgl|^2 is the linear test
+    # lab . (bgl - ref) < (|bgl|^2 - |ref|^2) / 2 (one cv2.transform, ~30x faster)
+    w = (bgl - ref).astype(np.float32).reshape(1, 3)
+    body = cv2.compare(cv2.transform(lab, w), float(bgl @ bgl - ref @ ref) / 2.0, cv2.CMP_LT)
     body = cv2.morphologyEx(body, cv2.MORPH_CLOSE, _K3)
     cnts, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     best = None
