@@ -135,17 +135,30 @@ class Die:
 
 
 class _LabSampler:
-    """Lab colours of an image, converted once on first use (some frames need none)."""
+    """Lab colours of an image at the points asked for.
+
+    Only the sampled pixels are converted: a level's rings and rays sample a
+    few thousand of them, while converting a whole 640x640 photo took 3.2 ms.
+    Once the samples add up to a quarter of the image, it is converted whole.
+    """
 
     def __init__(self, img: np.ndarray) -> None:
         self.img = img
         self.shape = img.shape
         self._lab: np.ndarray | None = None
+        self._budget = img.shape[0] * img.shape[1] // 4
 
     def __getitem__(self, index: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        if self._lab is None:
+        if self._lab is not None:
+            return self._lab[index]
+        bgr = self.img[index]
+        self._budget -= bgr.size // 3
+        if self._budget < 0:
             self._lab = cv2.cvtColor(self.img, cv2.COLOR_BGR2LAB)
-        return self._lab[index]
+            return self._lab[index]
+        if bgr.size == 0:
+            return bgr
+        return cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(bgr.shape)
 
 
 @dataclass
@@ -213,12 +226,16 @@ def _blobs(
     dog = cv2.subtract(small, large, dtype=cv2.CV_16S)
     xs, ys, rs, ps = [], [], [], []
     h, w = channel.shape
+    # 16-bit labels make the labelling with statistics 3-5x faster (3.1-5.5 ms
+    # down to 0.9-1.7 ms on a 640x640 photo). After the opening every blob
+    # holds a 3x3 square and blobs are apart, so there are at most h * w / 16.
+    label_type = cv2.CV_16U if h * w // 16 < 65535 else cv2.CV_32S
     for polarity in polarities:
         pdog = polarity * dog
         mask = (pdog > DOG_THRESHOLD).astype(np.uint8)
         # Opening cuts the thin necks that join neighbouring pips on small dice.
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=label_type)
         if n <= 1:
             continue
         st = stats[1:]
@@ -514,6 +531,32 @@ def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]
     return [cx - half, cy - half, cx + half, cy + half]
 
 
+def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_fit_distances`` for many subsets at once: confidence and pip span of each row of ``combos``."""
+    m = combos.shape[1]
+    iu = _TRIU[m]
+    v = np.sort(dist[combos[:, iu[0]], combos[:, iu[1]]], axis=1)
+    span = v[:, -1]
+    radius = np.median(radii[combos], axis=1)
+    ratio = span / radius
+    lo, hi = SPAN_RADII
+    if m == 2:
+        err = np.full(len(combos), 0.1)
+    else:
+        err = np.abs(v / span[:, None] - _SIGNATURES[m]).max(axis=1)
+    conf = np.maximum(0.0, 1.0 - err / FIT_ERROR_SCALE[m])
+    conf[~((lo <= ratio) & (ratio <= hi))] = 0.0
+    return conf, span
+
+
+# Subsets of a group tried by ``_best_subset``, in ``itertools.combinations`` order.
+_COMBOS = {
+    (n, m): np.array(list(itertools.combinations(range(n), m)), dtype=int).reshape(-1, m)
+    for n in range(2, 7 + MAX_DROPPED)
+    for m in range(2, min(n, 6) + 1)
+}
+
+
 def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, float] | None:
     """The pips of a group that best fit a layout, dropping a few strays (side-face pips)."""
     n = len(g)
@@ -522,23 +565,23 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
     best = None
     best_score = 0.0
     for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
-        for kept in itertools.combinations(range(n), m):
-            idx = list(kept)
-            sub = dist[np.ix_(idx, idx)]
+        combos = _COMBOS[n, m]
+        # Every subset is fitted at once; only those that fit at all are looked at one by one.
+        confs, spans = _fit_all(dist, gr, combos)
+        for c in np.nonzero(confs > 0)[0].tolist():
+            idx = combos[c].tolist()
+            conf, span = float(confs[c]), float(spans[c])
+            size = span / FACE_SPAN_RATIO
             radius = float(np.median(gr[idx]))
-            value, conf, size = _fit_distances(sub, radius)
-            if conf <= 0:
-                continue
             if m == 2 and float(gr[idx].max()) > TWO_RADIUS_RATIO * float(gr[idx].min()):
                 # The pips of a 2 are twins; a pip and a shadow in a corner are not.
                 continue
-            dropped = [k for k in range(n) if k not in kept]
+            dropped = [k for k in range(n) if k not in idx]
             if dropped:
                 # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
                 if m == 2 and float(gr[dropped].max()) > 0.8 * float(gr[idx].min()):
                     continue
                 cx, cy = gx[idx].mean(), gy[idx].mean()
-                span = float(sub.max())
                 off = np.hypot(gx[dropped] - cx, gy[dropped] - cy) > STRAY_SPANS * span
                 small = gr[dropped] < 0.8 * radius
                 if not np.all(off | small):
@@ -546,7 +589,7 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
                 conf -= DROP_PENALTY * len(dropped)
             if conf > best_score:
                 best_score = conf
-                best = ([g[k] for k in idx], value, conf, size)
+                best = ([g[k] for k in idx], m, conf, size)
         if best is not None and best_score >= WHOLE_GROUP_CONFIDENCE:
             break
     return best
@@ -702,6 +745,7 @@ def _suppress_overlaps(dice: list[Die]) -> list[Die]:
     weaker layout next to the top face.
     """
     kept: list[Die] = []
+
     # More pips in a clean layout are stronger evidence than a few stray blobs in a line.
     # Finer levels see pips sharper, so they win ties.
     def rank(d: Die) -> float:
