@@ -718,8 +718,21 @@ def _pair_ones(lab: _LabSampler, pips: _Pips, ones: list[Die]) -> list[Die]:
     return out
 
 
-def read_dice(image: np.ndarray) -> list[Die]:
-    """Read every die whose top face shows in ``image`` (a BGR array)."""
+# With the dice's size known (from the body-first reader), only the pyramid
+# levels where a die measures this many pixels are read. The reader's readings
+# on byler-d6/train had sides of 10-40 px at their level; reading only the
+# levels where the median die lies in this range left out the 160 and 226 px
+# levels of those photos (~11% of the pip-first time) and moved train die
+# accuracy from 0.866 to 0.867, precision from 0.993 to 0.995.
+LEVEL_SIDES = (12.0, 48.0)
+
+
+def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
+    """Read every die whose top face shows in ``image`` (a BGR array).
+
+    ``die_side``: the dice's typical side in pixels when already known, which
+    saves reading the pyramid levels where they are too small or too large.
+    """
     if image is None or not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
         raise ValueError("read_dice needs a BGR image array")
     if image.ndim == 2:
@@ -728,10 +741,20 @@ def read_dice(image: np.ndarray) -> list[Die]:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
     found: list[Die] = []
     h, w = image.shape[:2]
+    depths = []
     depth = 0
     # Larger dice are read on smaller copies, where their pips are the size the
     # blob filters expect; steps of a half octave leave no size unread.
     while True:
+        depths.append(depth)
+        scale = PYRAMID_STEP**depth
+        if min(max(1, round(w / scale)), max(1, round(h / scale))) / PYRAMID_STEP < PYRAMID_MIN_SIDE:
+            break
+        depth += 1
+    if die_side > 0:
+        lo, hi = LEVEL_SIDES
+        depths = [d for d in depths if lo <= die_side / PYRAMID_STEP**d <= hi] or [0]
+    for depth in depths:
         scale = PYRAMID_STEP**depth
         if depth == 0:
             level = image
@@ -746,9 +769,6 @@ def read_dice(image: np.ndarray) -> list[Die]:
                 d.side *= scale
                 d.level = depth
             found.append(d)
-        if min(level.shape[:2]) / PYRAMID_STEP < PYRAMID_MIN_SIDE:
-            break
-        depth += 1
     dice = _suppress_overlaps(_same_scale(found))
     return [d for d in dice if d.confidence > 0]
 
