@@ -175,12 +175,22 @@ class _Pips:
         return _Pips(self.x[i], self.y[i], self.r[i], self.polarity[i], self.face[i])
 
 
-def _split_blob(mask: np.ndarray, dog: np.ndarray, ox: int, oy: int) -> list[tuple[float, float, float]]:
-    """Pips (x, y, radius) in one blob; a blob of two or three touching pips is split."""
-    m = cv2.moments(mask, binaryImage=True)
-    area = m["m00"]
-    cx, cy = m["m10"] / area, m["m01"] / area
-    mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
+def _split_blob(
+    m: tuple[float, float, float, float, float, float],
+    small: np.ndarray,
+    large: np.ndarray,
+    polarity: int,
+    box: tuple[int, int, int, int],
+) -> list[tuple[float, float, float]]:
+    """Pips (x, y, radius) in one blob; a blob of two or three touching pips is split.
+
+    ``m``: the blob's moments (m00, m10, m01, mu20, mu02, mu11) in its bounding
+    ``box`` (x, y, w, h); ``small`` and ``large`` are the channel's two blurs.
+    """
+    ox, oy, bw, bh = box
+    area, m10, m01, mu20, mu02, mu11 = m
+    cx, cy = m10 / area, m01 / area
+    mu20, mu02, mu11 = mu20 / area, mu02 / area, mu11 / area
     common = math.sqrt(max(((mu20 - mu02) / 2) ** 2 + mu11**2, 0.0))
     major = math.sqrt(max((mu20 + mu02) / 2 + common, 1e-6))
     minor = math.sqrt(max((mu20 + mu02) / 2 - common, 1e-6))
@@ -199,19 +209,24 @@ def _split_blob(mask: np.ndarray, dog: np.ndarray, ox: int, oy: int) -> list[tup
     step = 2 * length / k
     r = math.sqrt(area / k / math.pi)
     out = []
-    h, w = dog.shape
+
+    def dog(px: float, py: float) -> int:
+        # The difference of the blurs at a point of the box (clamped to it).
+        iy = oy + min(bh - 1, max(0, int(round(py))))
+        ix = ox + min(bw - 1, max(0, int(round(px))))
+        return polarity * (int(small[iy, ix]) - int(large[iy, ix]))
+
     peaks = []
     for i in range(k):
         t = -length + step * (i + 0.5)
         px, py = cx + ux * t, cy + uy * t
         out.append((px + ox, py + oy, r))
-        peaks.append(dog[min(h - 1, max(0, int(round(py)))), min(w - 1, max(0, int(round(px))))])
+        peaks.append(dog(px, py))
     # Touching pips leave a dip between them; a streak or an edge does not.
     for i in range(k - 1):
         t = -length + step * (i + 1)
         px, py = cx + ux * t, cy + uy * t
-        dip = dog[min(h - 1, max(0, int(round(py)))), min(w - 1, max(0, int(round(px))))]
-        if dip > 0.85 * min(peaks[i], peaks[i + 1]):
+        if dog(px, py) > 0.85 * min(peaks[i], peaks[i + 1]):
             return []
     return out
 
@@ -229,6 +244,53 @@ def _median(v: np.ndarray | list[float], axis: int = 0) -> np.ndarray:
     return (s.take(m - 1, axis=axis) + s.take(m, axis=axis)) / 2
 
 
+def _moments(labels: np.ndarray, st: np.ndarray, ids: np.ndarray) -> list[tuple[float, ...]]:
+    """``cv2.moments`` (m00, m10, m01, mu20, mu02, mu11) of blobs ``ids`` in their boxes, all at once.
+
+    One ``cv2.moments`` call per blob, with its mask cut out, cost ~50 us and a
+    photo has hundreds of elongated blobs. The raw moments are sums of small
+    integers, so exact; the central ones follow OpenCV's formulas (equal to
+    ``cv2.moments`` on the 10,180 blobs of every fifth train photo).
+    """
+    bx, by, bw, bh = (st[ids, k] for k in range(4))
+    cells = bw * bh
+    blob = np.repeat(np.arange(len(ids)), cells)
+    k = np.arange(int(cells.sum())) - np.repeat(np.cumsum(cells) - cells, cells)
+    lx, ly = np.divmod(k, bw[blob])[::-1]
+    inside = labels[by[blob] + ly, bx[blob] + lx] == (ids + 1)[blob]
+    blob = blob[inside]
+    lx = lx[inside].astype(float)
+    ly = ly[inside].astype(float)
+    n = len(ids)
+    m00 = np.bincount(blob, minlength=n).astype(float)
+    m10 = np.bincount(blob, lx, n)
+    m01 = np.bincount(blob, ly, n)
+    inv = 1.0 / m00
+    mu20 = np.bincount(blob, lx * lx, n) - m10 * (m10 * inv)
+    mu02 = np.bincount(blob, ly * ly, n) - m01 * (m01 * inv)
+    mu11 = np.bincount(blob, lx * ly, n) - m10 * (m01 * inv)
+    return list(zip(*(v.tolist() for v in (m00, m10, m01, mu20, mu02, mu11)), strict=True))
+
+
+_BOX3 = np.array([-1, 0, 1])
+
+
+def _box3(channel: np.ndarray, iy: np.ndarray, ix: np.ndarray) -> np.ndarray:
+    """``cv2.blur(channel, (3, 3))[iy, ix]``, the same values, at the points only.
+
+    Blurring a whole 640x640 channel for a few hundred samples cost ~0.3 ms a
+    call. The edges reflect as OpenCV's default border does (101), and the
+    rounding of ``sum / 9`` is never a tie, so this equals the filter exactly.
+    """
+    h, w = channel.shape
+    ys = np.abs(iy[:, None] + _BOX3)
+    ys = np.where(ys > h - 1, 2 * (h - 1) - ys, ys)
+    xs = np.abs(ix[:, None] + _BOX3)
+    xs = np.where(xs > w - 1, 2 * (w - 1) - xs, xs)
+    s = channel[ys[:, :, None], xs[:, None, :]].reshape(len(iy), 9).sum(axis=1, dtype=np.int32)
+    return (2 * s + 9) // 18
+
+
 def _blobs(
     channel: np.ndarray, polarities: tuple[int, ...] = (1, -1), min_contrast: float = 0.0
 ) -> tuple[np.ndarray, ...]:
@@ -237,7 +299,6 @@ def _blobs(
     # which costs the same at any width.
     small = cv2.GaussianBlur(channel, (3, 3), 0)
     large = cv2.blur(channel, (DOG_BOX, DOG_BOX))
-    dog = cv2.subtract(small, large, dtype=cv2.CV_16S)
     xs, ys, rs, ps = [], [], [], []
     h, w = channel.shape
     # 16-bit labels make the labelling with statistics 3-5x faster (3.1-5.5 ms
@@ -245,11 +306,11 @@ def _blobs(
     # holds a 3x3 square and blobs are apart, so there are at most h * w / 16.
     label_type = cv2.CV_16U if h * w // 16 < 65535 else cv2.CV_32S
     for polarity in polarities:
-        # polarity * dog > DOG_THRESHOLD, on integers
-        if polarity > 0:
-            mask = cv2.compare(dog, math.floor(DOG_THRESHOLD) + 1, cv2.CMP_GE)
-        else:
-            mask = cv2.compare(dog, -math.floor(DOG_THRESHOLD) - 1, cv2.CMP_LE)
+        # polarity * (small - large) > DOG_THRESHOLD, on integers: a saturating
+        # 8-bit difference is 6x faster than a signed 16-bit one (0.03 against
+        # 0.17 ms on 640x640) and equal wherever it is above the threshold.
+        dog = cv2.subtract(small, large) if polarity > 0 else cv2.subtract(large, small)
+        mask = cv2.compare(dog, math.floor(DOG_THRESHOLD) + 1, cv2.CMP_GE)
         # Opening cuts the thin necks that join neighbouring pips on small dice.
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=label_type)
@@ -269,15 +330,20 @@ def _blobs(
         rs.append(np.sqrt(area[round_] / math.pi))
         ps.append(np.full(len(xs[-1]), polarity))
         # Elongated blobs may be two or three touching pips.
-        for i in np.nonzero(sized & ~round_)[0].tolist():
-            x, y, w_, h_ = st[i, :4].tolist()
-            sub = (labels[y : y + h_, x : x + w_] == i + 1).astype(np.uint8)
-            for px, py, r in _split_blob(sub, polarity * dog[y : y + h_, x : x + w_], x, y):
+        ids = np.nonzero(sized & ~round_)[0]
+        if not len(ids):
+            continue
+        split = []
+        for m, box in zip(_moments(labels, st, ids), st[ids, :4].tolist(), strict=True):
+            for px, py, r in _split_blob(m, small, large, polarity, box):
                 if math.pi * r * r <= PIP_MAX_AREA:
-                    xs.append(np.array([px]))
-                    ys.append(np.array([py]))
-                    rs.append(np.array([r]))
-                    ps.append(np.array([polarity]))
+                    split.append((px, py, r))
+        if split:
+            sx, sy, sr = zip(*split, strict=True)
+            xs.append(np.array(sx))
+            ys.append(np.array(sy))
+            rs.append(np.array(sr))
+            ps.append(np.full(len(split), polarity))
     if not xs:
         e = np.zeros(0)
         return e, e, e, e.astype(int)
@@ -292,7 +358,7 @@ def _blobs(
     ring = _median(channel[sy, sx].astype(np.float32), axis=1)
     ix = np.clip(np.rint(x), 0, w - 1).astype(int)
     iy = np.clip(np.rint(y), 0, h - 1).astype(int)
-    core = cv2.blur(channel, (3, 3))[iy, ix].astype(np.float32)
+    core = _box3(channel, iy, ix).astype(np.float32)
     contrast = p * (core - ring)
     keep = np.nonzero(contrast > (min_contrast or PIP_CONTRAST))[0]
     if len(keep) > MAX_PIPS:
@@ -310,7 +376,9 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray, colour: bool
     # green one, both brighter than the face. Blobs already found are not
     # counted twice.
     for channel in COLOUR_CHANNELS if colour else ():
-        cx, cy, cr, cp = _blobs(img[:, :, channel], (1,), COLOUR_PIP_CONTRAST)
+        # (OpenCV copies a strided channel on every call: copied once here,
+        # the filters on it run 3-5x faster)
+        cx, cy, cr, cp = _blobs(np.ascontiguousarray(img[:, :, channel]), (1,), COLOUR_PIP_CONTRAST)
         if not len(cx):
             continue
         if len(x):
