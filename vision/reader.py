@@ -409,30 +409,74 @@ def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = 0.0) -> list[list[
     n = len(pips.x)
     if n == 0:
         return []
-    dx = pips.x[:, None] - pips.x[None, :]
-    dy = pips.y[:, None] - pips.y[None, :]
-    dist = np.sqrt(dx * dx + dy * dy)
-    rmean = (pips.r[:, None] + pips.r[None, :]) / 2
-    rratio = np.maximum(pips.r[:, None], pips.r[None, :]) / np.minimum(pips.r[:, None], pips.r[None, :])
-    cand = (
-        (dist <= (link_radii or LINK_RADII) * rmean)
-        & (dist > 1.8 * rmean)
-        & (rratio < 1.7)
-        & (pips.polarity[:, None] == pips.polarity[None, :])
-    )
-    ci, cj = np.nonzero(cand)
-    facediff = np.sqrt(((pips.face[ci] - pips.face[cj]) ** 2).sum(-1))
-    cand[ci[facediff >= FACE_TOLERANCE], cj[facediff >= FACE_TOLERANCE]] = False
-    # Each pip is tried against its nearest few candidates only: the pips of a
-    # face are each other's nearest neighbours.
-    masked = np.where(cand, dist, np.inf)
-    k = min(LINK_NEIGHBOURS, n)
-    nbrs = np.argsort(masked, axis=1)[:, :k]
-    valid_nbr = np.take_along_axis(masked, nbrs, axis=1) < np.inf
-    pair_set = set()
-    for i, j in zip(*np.nonzero(valid_nbr), strict=True):
-        a, b = int(i), int(nbrs[i, j])
-        pair_set.add((min(a, b), max(a, b)))
+    return _regroup(lab, pips, [list(range(n))], link_radii or LINK_RADII)[0]
+
+
+def _regroup(lab: np.ndarray, pips: _Pips, parents: list[list[int]], link: float) -> list[list[list[int]]]:
+    """``_groups`` of each parent's pips (``pips.subset(parent)``) with links up to ``link`` pip radii.
+
+    Parents of one size are linked together, as stacked matrices: on a
+    speckled table hundreds of small groups are regrouped, and one call each
+    cost ~0.5 ms of fixed overheads. Each parent's subgroups hold indices into it.
+    """
+    by_size: dict[int, list[int]] = {}
+    for k, g in enumerate(parents):
+        by_size.setdefault(len(g), []).append(k)
+    pair_parts, excl_parts, owner_parts = [], [], []
+    for n, ks in by_size.items():
+        members = np.array([parents[k] for k in ks]).reshape(len(ks), n)
+        x, y, r, pol = pips.x[members], pips.y[members], pips.r[members], pips.polarity[members]
+        dx = x[:, :, None] - x[:, None, :]
+        dy = y[:, :, None] - y[:, None, :]
+        dist = np.sqrt(dx * dx + dy * dy)
+        rmean = (r[:, :, None] + r[:, None, :]) / 2
+        rratio = np.maximum(r[:, :, None], r[:, None, :]) / np.minimum(r[:, :, None], r[:, None, :])
+        cand = (
+            (dist <= link * rmean)
+            & (dist > 1.8 * rmean)
+            & (rratio < 1.7)
+            & (pol[:, :, None] == pol[:, None, :])
+        )
+        cb, ci, cj = np.nonzero(cand)
+        face = pips.face[members]
+        facediff = np.sqrt(((face[cb, ci] - face[cb, cj]) ** 2).sum(-1))
+        far = facediff >= FACE_TOLERANCE
+        cand[cb[far], ci[far], cj[far]] = False
+        # Each pip is tried against its nearest few candidates only: the pips of a
+        # face are each other's nearest neighbours.
+        masked = np.where(cand, dist, np.inf)
+        k = min(LINK_NEIGHBOURS, n)
+        nbrs = np.argsort(masked, axis=2)[:, :, :k]
+        valid = np.take_along_axis(masked, nbrs, axis=2) < np.inf
+        vb, vi, vj = np.nonzero(valid)
+        if not len(vb):
+            continue
+        va, vc = vi, nbrs[vb, vi, vj]
+        # each pair once, in (parent, first pip, second pip) order
+        code = np.unique((vb * n + np.minimum(va, vc)) * n + np.maximum(va, vc))
+        pb, rest = np.divmod(code, n * n)
+        pi, pj = np.divmod(rest, n)
+        gn = np.where(valid, members[np.arange(len(ks))[:, None, None], nbrs], -1)
+        # neighbours of either pip, as indices into ``pips``; -1 for none
+        pad = np.full((len(code), LINK_NEIGHBOURS - k), -1)
+        excl = np.concatenate(
+            [members[pb, pi, None], members[pb, pj, None], gn[pb, pi], pad, gn[pb, pj], pad], axis=1
+        )
+        pair_parts.append(np.stack([pi, pj], axis=1))
+        excl_parts.append(excl)
+        owner_parts.append(np.array(ks)[pb])
+    linked: list[list[tuple[int, int]]] = [[] for _ in parents]
+    if pair_parts:
+        excl = np.concatenate(excl_parts)
+        ok = _segments_unbroken(lab, pips, excl)
+        pairs = np.concatenate(pair_parts)[ok].tolist()
+        for owner, (a, b) in zip(np.concatenate(owner_parts)[ok].tolist(), pairs, strict=True):
+            linked[owner].append((a, b))
+    return [_components(len(g), links) for g, links in zip(parents, linked, strict=True)]
+
+
+def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
+    """Connected sets of ``range(n)`` under ``links``, each sorted, ordered by first member."""
     parent = list(range(n))
 
     def find(a: int) -> int:
@@ -441,11 +485,8 @@ def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = 0.0) -> list[list[
             a = parent[a]
         return a
 
-    if pair_set:
-        pairs = np.array(sorted(pair_set))
-        ok = _faces_unbroken(lab, pips, pairs, np.where(valid_nbr, nbrs, -1))
-        for a, b in pairs[ok].tolist():
-            parent[find(a)] = find(b)
+    for a, b in links:
+        parent[find(a)] = find(b)
     groups: dict[int, list[int]] = {}
     for i in range(n):
         groups.setdefault(find(i), []).append(i)
@@ -455,16 +496,17 @@ def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = 0.0) -> list[list[
 _T = np.linspace(0.0, 1.0, 22)[1:-1]
 
 
-def _faces_unbroken(lab: np.ndarray, pips: _Pips, pairs: np.ndarray, nbrs: np.ndarray) -> np.ndarray:
+def _segments_unbroken(lab: np.ndarray, pips: _Pips, excl: np.ndarray) -> np.ndarray:
     """For each pair of pips, whether the segment between them stays on one face.
 
-    Samples near the two pips and near their neighbours (pips in between) are
-    left out; the second-worst colour step of the rest must stay small.
+    ``excl``: per pair, its two pips then the pips whose surroundings are not
+    sampled (its pips' neighbours, -1 for none). Samples near the two pips and
+    near their neighbours (pips in between) are left out; the second-worst
+    colour step of the rest must stay small.
     """
-    i, j = pairs[:, 0], pairs[:, 1]
+    i, j = excl[:, 0], excl[:, 1]
     px = pips.x[i, None] + (pips.x[j] - pips.x[i])[:, None] * _T
     py = pips.y[i, None] + (pips.y[j] - pips.y[i])[:, None] * _T
-    excl = np.concatenate([pairs, nbrs[i], nbrs[j]], axis=1)
     ex_x = np.where(excl >= 0, pips.x[excl], np.inf)
     ex_y = np.where(excl >= 0, pips.y[excl], np.inf)
     ex_r = np.where(excl >= 0, pips.r[excl] * 1.6 + 1, 0)
@@ -478,7 +520,7 @@ def _faces_unbroken(lab: np.ndarray, pips: _Pips, pairs: np.ndarray, nbrs: np.nd
     step = np.where(free, step, -1.0)
     step.sort(axis=1)
     count = free.sum(axis=1)
-    second = step[np.arange(len(pairs)), np.clip(len(_T) - 2, 0, None)]
+    second = step[np.arange(len(excl)), np.clip(len(_T) - 2, 0, None)]
     # With fewer than two free samples the pips nearly touch: nothing to break.
     return (count < 2) | (second < LINE_TOLERANCE)
 
@@ -635,18 +677,21 @@ def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]
 
 
 def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``_fit_distances`` for many subsets at once: confidence and pip span of each row of ``combos``."""
+    """``_fit_distances`` for many subsets at once: confidence and pip span of each row of ``combos``.
+
+    ``dist`` (..., n, n) and ``radii`` (..., n) may hold a stack of groups of n pips.
+    """
     m = combos.shape[1]
     iu = _TRIU[m]
-    v = np.sort(dist[combos[:, iu[0]], combos[:, iu[1]]], axis=1)
-    span = v[:, -1]
-    radius = _median(radii[combos], axis=1)
+    v = np.sort(dist[..., combos[:, iu[0]], combos[:, iu[1]]], axis=-1)
+    span = v[..., -1]
+    radius = _median(radii[..., combos], axis=-1)
     ratio = span / radius
     lo, hi = SPAN_RADII
     if m == 2:
-        err = np.full(len(combos), 0.1)
+        err = np.full(span.shape, 0.1)
     else:
-        err = np.abs(v / span[:, None] - _SIGNATURES[m]).max(axis=1)
+        err = np.abs(v / span[..., None] - _SIGNATURES[m]).max(axis=-1)
     conf = np.maximum(0.0, 1.0 - err / FIT_ERROR_SCALE[m])
     conf[~((lo <= ratio) & (ratio <= hi))] = 0.0
     return conf, span
@@ -662,15 +707,60 @@ _COMBOS = {
 
 def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, float] | None:
     """The pips of a group that best fit a layout, dropping a few strays (side-face pips)."""
+    return _best_subsets(pips, [g])[0]
+
+
+def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int], int, float, float] | None]:
+    """``_best_subset`` of each group; groups of a size are fitted together.
+
+    Most groups on a speckled table fit no layout at all: their subsets are
+    all fitted in one stack, and only groups with a subset that fits at all
+    are looked at one by one.
+    """
+    out: list[tuple[list[int], int, float, float] | None] = [None] * len(groups)
+    by_size: dict[int, list[int]] = {}
+    for k, g in enumerate(groups):
+        if 2 <= len(g) <= 6 + MAX_DROPPED:
+            by_size.setdefault(len(g), []).append(k)
+    for n, ks in by_size.items():
+        members = np.array([groups[k] for k in ks]).reshape(len(ks), n)
+        gx, gy, gr = pips.x[members], pips.y[members], pips.r[members]
+        dist = np.sqrt((gx[:, :, None] - gx[:, None, :]) ** 2 + (gy[:, :, None] - gy[:, None, :]) ** 2)
+        sizes = range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1)
+        fits = [(m, _COMBOS[n, m], *_fit_all(dist, gr, _COMBOS[n, m])) for m in sizes]
+        if n == 2:
+            # A pair has one subset and nothing to drop: read here, unless
+            # the two differ in size (a pip and a shadow in a corner).
+            (_, _, confs, spans), lo_r, hi_r = fits[0], gr.min(axis=1), gr.max(axis=1)
+            keep = (confs[:, 0] > 0) & ~(hi_r > TWO_RADIUS_RATIO * lo_r)
+            sides = (spans[keep, 0] / FACE_SPAN_RATIO).tolist()
+            for b, conf, size in zip(
+                np.nonzero(keep)[0].tolist(), confs[keep, 0].tolist(), sides, strict=True
+            ):
+                out[ks[b]] = (list(groups[ks[b]]), 2, conf, size)
+            continue
+        fitting = np.zeros(len(ks), bool)
+        for _, _, confs, _ in fits:
+            fitting |= (confs > 0).any(axis=1)
+        for b in np.nonzero(fitting)[0].tolist():
+            tries = [(m, combos, confs[b], spans[b]) for m, combos, confs, spans in fits]
+            out[ks[b]] = _pick_subset(groups[ks[b]], gx[b], gy[b], gr[b], tries)
+    return out
+
+
+def _pick_subset(
+    g: list[int],
+    gx: np.ndarray,
+    gy: np.ndarray,
+    gr: np.ndarray,
+    tries: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]],
+) -> tuple[list[int], int, float, float] | None:
+    """Of a group's fitted subsets (layout size, subsets, confidences, spans; largest first), the best."""
     n = len(g)
-    gx, gy, gr = pips.x[g], pips.y[g], pips.r[g]
-    dist = np.sqrt((gx[:, None] - gx[None, :]) ** 2 + (gy[:, None] - gy[None, :]) ** 2)
     best = None
     best_score = 0.0
-    for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
-        combos = _COMBOS[n, m]
-        # Every subset is fitted at once; only those that fit at all are looked at one by one.
-        confs, spans = _fit_all(dist, gr, combos)
+    for m, combos, confs, spans in tries:
+        # Only the subsets that fit at all are looked at one by one.
         for c in np.nonzero(confs > 0)[0].tolist():
             idx = combos[c].tolist()
             conf, span = float(confs[c]), float(spans[c])
@@ -702,26 +792,44 @@ def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     lab = _LabSampler(img)
     pips = _candidates(img, grey, lab, colour)
+    # Groups are read a generation at a time (the groups, then the parts of
+    # those that fit no layout, ...), each generation in a few stacked numpy
+    # calls. Every result is filed under its place in a depth-first walk
+    # (a group's parts before the groups ahead of it, the last first), and the
+    # walk's order decides which readings win ties later.
+    found: list[tuple[tuple[int, ...], int, object]] = []
+    first = _groups(lab, pips)
+    generation = [((-k,), g) for k, g in enumerate(first)]
+    link = LINK_RADII
+    while generation:
+        bests = _best_subsets(pips, [g for _, g in generation])
+        parents = []
+        for (key, g), best in zip(generation, bests, strict=True):
+            if best is None and len(g) >= 3 and link * LINK_SHRINK >= LINK_MIN:
+                # Neighbouring dice of one colour can join through a long link;
+                # shorter links part them.
+                parents.append((key, g))
+            elif best is None:
+                # A lone pip, or one linked to stray blobs (a side face, a
+                # speck), may still be a "1".
+                found.extend((key, 0, k) for k in g)
+            else:
+                found.append((key, 1, best))
+        link *= LINK_SHRINK
+        parts = _regroup(lab, pips, [g for _, g in parents], link) if parents else []
+        generation = [
+            ((*key, -j), [g[k] for k in sub])
+            for (key, g), subs in zip(parents, parts, strict=True)
+            for j, sub in enumerate(subs)
+        ]
+    found.sort(key=lambda f: f[0])
     dice: list[Die] = []
     lone: list[int] = []
-    queue = [(g, LINK_RADII) for g in _groups(lab, pips)]
-    while queue:
-        g, link = queue.pop()
-        if len(g) == 1:
-            lone.append(g[0])
+    for _, kind, item in found:
+        if kind == 0:
+            lone.append(item)
             continue
-        best = _best_subset(pips, g) if len(g) <= 6 + MAX_DROPPED else None
-        if best is None and len(g) >= 3 and link * LINK_SHRINK >= LINK_MIN:
-            # Neighbouring dice of one colour can join through a long link;
-            # shorter links part them.
-            link *= LINK_SHRINK
-            queue.extend(([g[k] for k in sub], link) for sub in _groups(lab, pips.subset(g), link))
-            continue
-        if best is None:
-            # A lone pip linked to stray blobs (a side face, a speck) may still be a "1".
-            lone.extend(g)
-            continue
-        kept, value, conf, size = best
+        kept, value, conf, size = item
         if value in (2, 4):
             kept, value = _centre_pip(pips, kept, value)
         pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
