@@ -575,10 +575,13 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     outer = lab[oy, ox].astype(np.float32)
     off = (np.sqrt(((outer - face[:, None, :]) ** 2).sum(-1)) > ONE_OFF_STEP).mean(axis=1)
     dice = []
-    for n in np.nonzero((crowd <= 1) & (uniform >= ONE_UNIFORM) & (off >= ONE_OFF_FACE))[0].tolist():
-        px, py, pr = float(x[n]), float(y[n]), float(r[n])
-        edges = _edge_distances(lab, px, py, face[n], np.array([[px, py]]), pr, pr * ONE_SPAN_RADII, True)
-        if edges is None:
+    ones = np.nonzero((crowd <= 1) & (uniform >= ONE_UNIFORM) & (off >= ONE_OFF_FACE))[0].tolist()
+    looks = [(float(x[n]), float(y[n]), face[n], float(r[n])) for n in ones]
+    edges = _edge_distances_many(
+        lab, [(px, py, f, np.array([[px, py]]), pr, pr * ONE_SPAN_RADII) for px, py, f, pr in looks], True
+    )
+    for n, (px, py, _, pr), edge in zip(ones, looks, edges, strict=True):
+        if edge is None:
             continue
         conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
         half = pr * ONE_SIZE_RADII / 2
@@ -601,27 +604,72 @@ def _edge_distances(
     step: float = EDGE_STEP,
 ) -> np.ndarray | None:
     """Distances from the face centre to the die's edge in 16 directions, or None if no die edge."""
-    h, w = lab.shape[:2]
+    return _edge_distances_many(lab, [(cx, cy, face, pts, radius, span)], centred, step)[0]
+
+
+_RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
+
+
+def _edge_distances_many(
+    lab: np.ndarray,
+    faces: list[tuple[float, float, np.ndarray, np.ndarray, float, float]],
+    centred: bool = False,
+    step: float = EDGE_STEP,
+) -> list[np.ndarray | None]:
+    """``_edge_distances`` of many faces (cx, cy, face colour, pips, pip radius, pip span) at once.
+
+    A level of a speckled table has dozens of layouts to check, most of them
+    specks without an edge; their rays are sampled in one stack.
+    """
+    out: list[np.ndarray | None] = [None] * len(faces)
     lo, hi = EDGE_SEARCH
-    steps = np.arange(lo * span, hi * span, 1.0)
-    if len(steps) < 2:
-        return None
-    px = cx + np.outer(np.cos(_RAY_ANGLES), steps)
-    py = cy + np.outer(np.sin(_RAY_ANGLES), steps)
-    inside = (px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1)
+    steps = [np.arange(lo * f[5], hi * f[5], 1.0) for f in faces]
+    live = [k for k, s in enumerate(steps) if len(s) >= 2]
+    if not live:
+        return out
+    n_steps = max(len(steps[k]) for k in live)
+    n_pips = max(len(faces[k][3]) for k in live)
+    at = np.zeros((len(live), n_steps))
+    used = np.zeros((len(live), n_steps), bool)
+    px_pips = np.full((len(live), n_pips), np.inf)
+    py_pips = np.full((len(live), n_pips), np.inf)
+    for row, k in enumerate(live):
+        at[row, : len(steps[k])] = steps[k]
+        used[row, : len(steps[k])] = True
+        pts = faces[k][3]
+        px_pips[row, : len(pts)] = pts[:, 0]
+        py_pips[row, : len(pts)] = pts[:, 1]
+    cx = np.array([faces[k][0] for k in live])
+    cy = np.array([faces[k][1] for k in live])
+    colour = np.array([faces[k][2] for k in live])
+    radius = np.array([faces[k][4] for k in live])
+    h, w = lab.shape[:2]
+    px = cx[:, None, None] + _RAY_COS[None, :, None] * at[:, None, :]
+    py = cy[:, None, None] + _RAY_SIN[None, :, None] * at[:, None, :]
+    inside = (px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1) & used[:, None, :]
     sx = np.clip(np.rint(px), 0, w - 1).astype(int)
     sy = np.clip(np.rint(py), 0, h - 1).astype(int)
-    dist = np.sqrt(((lab[sy, sx].astype(np.float32) - face) ** 2).sum(-1))
+    dist = np.sqrt(((lab[sy, sx].astype(np.float32) - colour[:, None, None, :]) ** 2).sum(-1))
     # The layout's own pips are not the edge.
     near = (
-        (px[None] - pts[:, 0, None, None]) ** 2 + (py[None] - pts[:, 1, None, None]) ** 2
-        < (radius * 1.8 + 1) ** 2
-    ).any(axis=0)
+        (px[:, None] - px_pips[:, :, None, None]) ** 2 + (py[:, None] - py_pips[:, :, None, None]) ** 2
+        < ((radius * 1.8 + 1) ** 2)[:, None, None, None]
+    ).any(axis=1)
     off = (dist > step) & ~near & inside
-    found = off.any(axis=1)
-    if found.mean() < EDGE_FOUND:
-        return None
-    all_first = np.where(found, steps[np.argmax(off, axis=1)], np.nan)
+    found = off.any(axis=2)
+    first_off = np.argmax(off, axis=2)
+    for row, k in enumerate(live):
+        if found[row].mean() < EDGE_FOUND:
+            continue
+        all_first = np.where(found[row], steps[k][first_off[row]], np.nan)
+        out[k] = _edge_shape(all_first, found[row], faces[k][0], faces[k][1], faces[k][3], centred)
+    return out
+
+
+def _edge_shape(
+    all_first: np.ndarray, found: np.ndarray, cx: float, cy: float, pts: np.ndarray, centred: bool
+) -> np.ndarray | None:
+    """The edge distances found (``all_first``, NaN where none) if they outline a die's face, else None."""
     first = all_first[found]
     lo_edge, hi_edge = _percentiles(first, (20, 80))
     if hi_edge > EDGE_ROUNDNESS * lo_edge:
@@ -823,8 +871,8 @@ def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
             for j, sub in enumerate(subs)
         ]
     found.sort(key=lambda f: f[0])
-    dice: list[Die] = []
     lone: list[int] = []
+    readings = []
     for _, kind, item in found:
         if kind == 0:
             lone.append(item)
@@ -834,14 +882,15 @@ def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
             kept, value = _centre_pip(pips, kept, value)
         pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
         cx, cy = pts.mean(axis=0)
-        span = size * FACE_SPAN_RATIO
         radius = float(_median(pips.r[kept]))
         face = _median(pips.face[kept], axis=0)
-        edges = _edge_distances(lab, float(cx), float(cy), face, pts, radius, span, True, EDGE_STEP_GROUP)
-        if edges is None:
-            continue
-        box = _face_box(pts, float(cx), float(cy), size)
-        dice.append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius, size))
+        readings.append((float(cx), float(cy), face, pts, radius, size * FACE_SPAN_RATIO, value, conf, size))
+    dice: list[Die] = []
+    edges = _edge_distances_many(lab, [r[:6] for r in readings], True, EDGE_STEP_GROUP)
+    for (cx, cy, _, pts, radius, _, value, conf, size), edge in zip(readings, edges, strict=True):
+        if edge is not None:
+            box = _face_box(pts, cx, cy, size)
+            dice.append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius, size))
     return dice + _pair_ones(lab, pips, _lone_pips(lab, pips, lone))
 
 
