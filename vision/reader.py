@@ -759,11 +759,11 @@ def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, floa
 
 
 def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int], int, float, float] | None]:
-    """``_best_subset`` of each group; groups of a size are fitted together.
+    """``_best_subset`` of each group: the pips that best fit a layout, dropping a few strays.
 
-    Most groups on a speckled table fit no layout at all: their subsets are
-    all fitted in one stack, and only groups with a subset that fits at all
-    are looked at one by one.
+    Strays are side-face pips. Groups of a size are fitted together, every
+    subset at once: on a speckled table hundreds of groups are tried a level,
+    and one by one their fixed costs added up to tens of milliseconds.
     """
     out: list[tuple[list[int], int, float, float] | None] = [None] * len(groups)
     by_size: dict[int, list[int]] = {}
@@ -774,66 +774,60 @@ def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int],
         members = np.array([groups[k] for k in ks]).reshape(len(ks), n)
         gx, gy, gr = pips.x[members], pips.y[members], pips.r[members]
         dist = np.sqrt((gx[:, :, None] - gx[:, None, :]) ** 2 + (gy[:, :, None] - gy[:, None, :]) ** 2)
-        sizes = range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1)
-        fits = [(m, _COMBOS[n, m], *_fit_all(dist, gr, _COMBOS[n, m])) for m in sizes]
-        if n == 2:
-            # A pair has one subset and nothing to drop: read here, unless
-            # the two differ in size (a pip and a shadow in a corner).
-            (_, _, confs, spans), lo_r, hi_r = fits[0], gr.min(axis=1), gr.max(axis=1)
-            keep = (confs[:, 0] > 0) & ~(hi_r > TWO_RADIUS_RATIO * lo_r)
-            sides = (spans[keep, 0] / FACE_SPAN_RATIO).tolist()
-            for b, conf, size in zip(
-                np.nonzero(keep)[0].tolist(), confs[keep, 0].tolist(), sides, strict=True
-            ):
-                out[ks[b]] = (list(groups[ks[b]]), 2, conf, size)
-            continue
-        fitting = np.zeros(len(ks), bool)
-        for _, _, confs, _ in fits:
-            fitting |= (confs > 0).any(axis=1)
-        for b in np.nonzero(fitting)[0].tolist():
-            tries = [(m, combos, confs[b], spans[b]) for m, combos, confs, spans in fits]
-            out[ks[b]] = _pick_subset(groups[ks[b]], gx[b], gy[b], gr[b], tries)
+        # Larger layouts first; a subset scores its fit less a penalty per pip
+        # left out, and the first best score wins. A layout size that gives a
+        # score of WHOLE_GROUP_CONFIDENCE ends the search.
+        best_score = np.zeros(len(ks))
+        best_m = np.zeros(len(ks), int)
+        best_c = np.zeros(len(ks), int)
+        best_span = np.zeros(len(ks))
+        done = np.zeros(len(ks), bool)
+        for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
+            combos, drops = _COMBOS[n, m], _DROPS[n, m]
+            conf, span = _fit_all(dist, gr, combos)
+            kept_r = gr[:, combos]
+            ok = conf > 0
+            if m == 2:
+                # The pips of a 2 are twins; a pip and a shadow in a corner are not.
+                ok &= ~(kept_r.max(axis=-1) > TWO_RADIUS_RATIO * kept_r.min(axis=-1))
+            if drops.shape[1]:
+                # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
+                dropped_r = gr[:, drops]
+                if m == 2:
+                    ok &= ~(dropped_r.max(axis=-1) > 0.8 * kept_r.min(axis=-1))
+                cx = gx[:, combos].mean(axis=-1)
+                cy = gy[:, combos].mean(axis=-1)
+                off = (
+                    np.hypot(gx[:, drops] - cx[..., None], gy[:, drops] - cy[..., None])
+                    > STRAY_SPANS * span[..., None]
+                )
+                small = dropped_r < 0.8 * _median(kept_r, axis=-1)[..., None]
+                ok &= (off | small).all(axis=-1)
+                conf = conf - DROP_PENALTY * drops.shape[1]
+            score = np.where(ok, conf, -np.inf)
+            top = np.argmax(score, axis=1)
+            top_score = score[np.arange(len(ks)), top]
+            better = ~done & (top_score > best_score)
+            best_score[better] = top_score[better]
+            best_m[better] = m
+            best_c[better] = top[better]
+            best_span[better] = span[np.arange(len(ks)), top][better]
+            done |= best_score >= WHOLE_GROUP_CONFIDENCE
+        for b in np.nonzero(best_score > 0)[0].tolist():
+            m, c = int(best_m[b]), int(best_c[b])
+            g = groups[ks[b]]
+            kept = [g[k] for k in _COMBOS[n, m][c].tolist()]
+            out[ks[b]] = (kept, m, float(best_score[b]), float(best_span[b]) / FACE_SPAN_RATIO)
     return out
 
 
-def _pick_subset(
-    g: list[int],
-    gx: np.ndarray,
-    gy: np.ndarray,
-    gr: np.ndarray,
-    tries: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]],
-) -> tuple[list[int], int, float, float] | None:
-    """Of a group's fitted subsets (layout size, subsets, confidences, spans; largest first), the best."""
-    n = len(g)
-    best = None
-    best_score = 0.0
-    for m, combos, confs, spans in tries:
-        # Only the subsets that fit at all are looked at one by one.
-        for c in np.nonzero(confs > 0)[0].tolist():
-            idx = combos[c].tolist()
-            conf, span = float(confs[c]), float(spans[c])
-            size = span / FACE_SPAN_RATIO
-            radius = float(_median(gr[idx]))
-            if m == 2 and float(gr[idx].max()) > TWO_RADIUS_RATIO * float(gr[idx].min()):
-                # The pips of a 2 are twins; a pip and a shadow in a corner are not.
-                continue
-            dropped = [k for k in range(n) if k not in idx]
-            if dropped:
-                # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
-                if m == 2 and float(gr[dropped].max()) > 0.8 * float(gr[idx].min()):
-                    continue
-                cx, cy = gx[idx].mean(), gy[idx].mean()
-                off = np.hypot(gx[dropped] - cx, gy[dropped] - cy) > STRAY_SPANS * span
-                small = gr[dropped] < 0.8 * radius
-                if not np.all(off | small):
-                    continue
-                conf -= DROP_PENALTY * len(dropped)
-            if conf > best_score:
-                best_score = conf
-                best = ([g[k] for k in idx], m, conf, size)
-        if best is not None and best_score >= WHOLE_GROUP_CONFIDENCE:
-            break
-    return best
+# The pips each subset of ``_COMBOS`` leaves out, in order.
+_DROPS = {
+    (n, m): np.array([[k for k in range(n) if k not in c] for c in combos], dtype=int).reshape(
+        len(combos), n - m
+    )
+    for (n, m), combos in _COMBOS.items()
+}
 
 
 def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
