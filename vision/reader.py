@@ -865,20 +865,25 @@ def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
             for j, sub in enumerate(subs)
         ]
     found.sort(key=lambda f: f[0])
-    lone: list[int] = []
-    readings = []
+    lone = [item for _, kind, item in found if kind == 0]
+    kepts, values, confs, sizes = [], [], [], []
     for _, kind, item in found:
-        if kind == 0:
-            lone.append(item)
-            continue
-        kept, value, conf, size = item
-        if value in (2, 4):
-            kept, value = _centre_pip(pips, kept, value)
-        pts = np.stack([pips.x[kept], pips.y[kept]], axis=1)
-        cx, cy = pts.mean(axis=0)
-        radius = float(_median(pips.r[kept]))
-        face = _median(pips.face[kept], axis=0)
-        readings.append((float(cx), float(cy), face, pts, radius, size * FACE_SPAN_RATIO, value, conf, size))
+        if kind:
+            kepts.append(item[0])
+            values.append(item[1])
+            confs.append(item[2])
+            sizes.append(item[3])
+    twos_fours = [k for k, v in enumerate(values) if v in (2, 4)]
+    for k, centre in zip(twos_fours, _centre_pips(pips, [kepts[k] for k in twos_fours]), strict=True):
+        if centre is not None:
+            kepts[k] = kepts[k] + [centre]
+            values[k] += 1
+    readings = [
+        (cx, cy, face, pts, radius, size * FACE_SPAN_RATIO, value, conf, size)
+        for (cx, cy, face, pts, radius), value, conf, size in zip(
+            _face_readings(pips, kepts), values, confs, sizes, strict=True
+        )
+    ]
     dice: list[Die] = []
     edges = _edge_distances_many(lab, [r[:6] for r in readings], True, EDGE_STEP_GROUP)
     for (cx, cy, _, pts, radius, _, value, conf, size), edge in zip(readings, edges, strict=True):
@@ -888,25 +893,52 @@ def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
     return dice + _pair_ones(lab, pips, _lone_pips(lab, pips, lone))
 
 
-def _centre_pip(pips: _Pips, kept: list[int], value: int) -> tuple[list[int], int]:
-    """A 2 or a 4 with a pip of its own kind in the very centre is a 3 or a 5.
+def _centre_pips(pips: _Pips, kepts: list[list[int]]) -> list[int | None]:
+    """For each 2 or 4 (its pips), a pip of its own kind in the very centre, which makes it a 3 or a 5.
 
     The centre pip can miss its links when the face between is marbled or glares.
+    Faces with as many pips are looked at together.
     """
-    cx, cy = float(pips.x[kept].mean()), float(pips.y[kept].mean())
-    radius = float(_median(pips.r[kept]))
-    d = np.hypot(pips.x - cx, pips.y - cy)
-    alike = (
-        (pips.polarity == pips.polarity[kept[0]])
-        & (pips.r > radius / TWO_RADIUS_RATIO)
-        & (pips.r < radius * ONE_RADIUS_RATIO)
-    )
-    span = float(np.hypot(*(np.ptp(pips.x[kept]), np.ptp(pips.y[kept]))))
-    near = np.nonzero(alike & (d < CENTRE_PIP_SPANS * span))[0]
-    near = [int(k) for k in near if int(k) not in kept]
-    if len(near) != 1:
-        return kept, value
-    return kept + near, value + 1
+    out: list[int | None] = [None] * len(kepts)
+    by_size: dict[int, list[int]] = {}
+    for k, kept in enumerate(kepts):
+        by_size.setdefault(len(kept), []).append(k)
+    for m, ks in by_size.items():
+        kept = np.array([kepts[k] for k in ks]).reshape(len(ks), m)
+        kx, ky = pips.x[kept], pips.y[kept]
+        cx, cy = kx.mean(axis=1), ky.mean(axis=1)
+        radius = _median(pips.r[kept], axis=1)
+        d = np.hypot(pips.x[None, :] - cx[:, None], pips.y[None, :] - cy[:, None])
+        alike = (
+            (pips.polarity[None, :] == pips.polarity[kept[:, 0]][:, None])
+            & (pips.r[None, :] > (radius / TWO_RADIUS_RATIO)[:, None])
+            & (pips.r[None, :] < (radius * ONE_RADIUS_RATIO)[:, None])
+        )
+        span = np.hypot(np.ptp(kx, axis=1), np.ptp(ky, axis=1))
+        near = alike & (d < (CENTRE_PIP_SPANS * span)[:, None])
+        near[np.arange(len(ks))[:, None], kept] = False
+        for row in np.nonzero(near.sum(axis=1) == 1)[0].tolist():
+            out[ks[row]] = int(np.argmax(near[row]))
+    return out
+
+
+def _face_readings(
+    pips: _Pips, kepts: list[list[int]]
+) -> list[tuple[float, float, np.ndarray, np.ndarray, float]]:
+    """Centre, face colour, pip positions and pip radius of each face (its pips), faces of a size together."""
+    out: list = [None] * len(kepts)
+    by_size: dict[int, list[int]] = {}
+    for k, kept in enumerate(kepts):
+        by_size.setdefault(len(kept), []).append(k)
+    for m, ks in by_size.items():
+        kept = np.array([kepts[k] for k in ks]).reshape(len(ks), m)
+        pts = np.stack([pips.x[kept], pips.y[kept]], axis=2)
+        centre = pts.mean(axis=1).tolist()
+        radius = _median(pips.r[kept], axis=1).tolist()
+        face = _median(pips.face[kept], axis=1)
+        for row, k in enumerate(ks):
+            out[k] = (centre[row][0], centre[row][1], face[row], pts[row], radius[row])
+    return out
 
 
 def _pair_ones(lab: _LabSampler, pips: _Pips, ones: list[Die]) -> list[Die]:
