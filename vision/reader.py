@@ -513,11 +513,12 @@ def _segments_unbroken(lab: np.ndarray, pips: _Pips, excl: np.ndarray) -> np.nda
     d2 = (px[:, :, None] - ex_x[:, None, :]) ** 2 + (py[:, :, None] - ex_y[:, None, :]) ** 2
     free = ~(d2 < (ex_r**2)[:, None, :]).any(axis=2)
     h, w = lab.shape[:2]
-    sx = np.clip(np.rint(px), 0, w - 1).astype(int)
-    sy = np.clip(np.rint(py), 0, h - 1).astype(int)
-    ref = (pips.face[i] + pips.face[j]) / 2
-    step = np.sqrt(((lab[sy, sx].astype(np.float32) - ref[:, None, :]) ** 2).sum(-1))
-    step = np.where(free, step, -1.0)
+    # Only the free samples are looked up.
+    sx = np.clip(np.rint(px[free]), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(py[free]), 0, h - 1).astype(int)
+    ref = np.broadcast_to(((pips.face[i] + pips.face[j]) / 2)[:, None, :], (*px.shape, 3))[free]
+    step = np.full(px.shape, -1.0)
+    step[free] = np.sqrt(((lab[sy, sx].astype(np.float32) - ref) ** 2).sum(-1))
     step.sort(axis=1)
     count = free.sum(axis=1)
     second = step[np.arange(len(excl)), np.clip(len(_T) - 2, 0, None)]
@@ -647,9 +648,13 @@ def _edge_distances_many(
     px = cx[:, None, None] + _RAY_COS[None, :, None] * at[:, None, :]
     py = cy[:, None, None] + _RAY_SIN[None, :, None] * at[:, None, :]
     inside = (px >= 0) & (px <= w - 1) & (py >= 0) & (py <= h - 1) & used[:, None, :]
-    sx = np.clip(np.rint(px), 0, w - 1).astype(int)
-    sy = np.clip(np.rint(py), 0, h - 1).astype(int)
-    dist = np.sqrt(((lab[sy, sx].astype(np.float32) - colour[:, None, None, :]) ** 2).sum(-1))
+    # Only points inside the image count, so only they are sampled (fewer
+    # samples put off converting the whole level to Lab).
+    sx = np.rint(px[inside]).astype(int)
+    sy = np.rint(py[inside]).astype(int)
+    dist = np.zeros(px.shape, np.float32)
+    ref = np.broadcast_to(colour[:, None, None, :], (*px.shape, 3))[inside]
+    dist[inside] = np.sqrt(((lab[sy, sx].astype(np.float32) - ref) ** 2).sum(-1))
     # The layout's own pips are not the edge.
     near = (
         (px[:, None] - px_pips[:, :, None, None]) ** 2 + (py[:, None] - py_pips[:, :, None, None]) ** 2
