@@ -790,8 +790,10 @@ def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int],
         for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
             combos, drops = _COMBOS[n, m], _DROPS[n, m]
             conf, span = _fit_all(dist, gr, combos)
-            kept_r = gr[:, combos]
             ok = conf > 0
+            if not ok.any():
+                continue
+            kept_r = gr[:, combos]
             if m == 2:
                 # The pips of a 2 are twins; a pip and a shadow in a corner are not.
                 ok &= ~(kept_r.max(axis=-1) > TWO_RADIUS_RATIO * kept_r.min(axis=-1))
@@ -818,6 +820,8 @@ def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int],
             best_c[better] = top[better]
             best_span[better] = span[np.arange(len(ks)), top][better]
             done |= best_score >= WHOLE_GROUP_CONFIDENCE
+            if done.all():
+                break
         for b in np.nonzero(best_score > 0)[0].tolist():
             m, c = int(best_m[b]), int(best_c[b])
             g = groups[ks[b]]
