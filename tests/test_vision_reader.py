@@ -170,3 +170,23 @@ def test_stacked_group_steps_match_one_group_at_a_time() -> None:
     for f, e in zip(faces, together, strict=True):
         alone = reader._edge_distances(lab, *f, True, reader.EDGE_STEP_GROUP)
         assert (e is None and alone is None) or np.array_equal(e, alone)
+
+
+def test_links_among_many_pips_match_the_full_matrices(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A speckled table gives hundreds of candidate pips a level; their links
+    # are looked for among neighbours in x only, and must be the same.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [2, 3, 4, 5, 6], 40, np.random.default_rng(4), "speckle")
+    lab = reader._LabSampler(img)
+    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    n = len(pips.x)
+    assert n > 2 * reader.SPARSE_LINKS
+    everyone = [list(range(n))]
+    sparse = [reader._regroup(lab, pips, everyone, link) for link in (reader.LINK_RADII, 5.0)]
+    assert sum(len(g) > 1 for g in sparse[0][0]) >= 5
+    monkeypatch.setattr(reader, "SPARSE_LINKS", n)
+    dense = [reader._regroup(lab, pips, everyone, link) for link in (reader.LINK_RADII, 5.0)]
+    assert sparse == dense
