@@ -44,3 +44,11 @@ def test_photo_line_times_the_photos(
 def test_shared_photos_are_found_beside_the_project(shared_dir: Path) -> None:
     assert bench.PHOTOS == shared_dir / "datasets" / "byler-d6" / "train"
     assert len(bench.photo_frames(bench.PHOTOS, 3)) == 3
+
+
+def test_summary_gives_wall_and_cpu_medians_and_p95() -> None:
+    wall = np.array([10.0, 20.0, 30.0, 40.0, 100.0])
+    cpu = np.array([5.0, 6.0, 7.0, 8.0, 50.0])
+    assert bench.summary("640x480", wall, cpu) == (
+        "640x480: median 30.0 ms, p95 88.0 ms per frame (CPU median 7.0 ms, p95 41.6 ms; 5 frames)"
+    )

@@ -41,7 +41,8 @@ def summary(label: str, wall: np.ndarray, cpu: np.ndarray) -> str:
 
     return (
         f"{label}: median {np.median(wall):.1f} ms, p95 {np.percentile(wall, 95):.1f} ms "
-        f"per frame (CPU median {np.median(cpu):.1f} ms; {len(wall)} frames)"
+        f"per frame (CPU median {np.median(cpu):.1f} ms, p95 {np.percentile(cpu, 95):.1f} ms; "
+        f"{len(wall)} frames)"
     )
 
 
