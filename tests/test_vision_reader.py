@@ -190,3 +190,24 @@ def test_links_among_many_pips_match_the_full_matrices(monkeypatch: pytest.Monke
     monkeypatch.setattr(reader, "SPARSE_LINKS", n)
     dense = [reader._regroup(lab, pips, everyone, link) for link in (reader.LINK_RADII, 5.0)]
     assert sparse == dense
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_blobs_labelled_in_their_box_match_the_whole_mask(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    import cv2
+
+    from vision import reader
+
+    img = background(500, 400, "plain", np.random.default_rng(seed))
+    for i, value in enumerate((3, 5, 6)):
+        draw_die(img, value, (301 + 61 * i, 223 + 37 * i + seed), 44, angle=13.0 * (i + seed))
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    channels = [(grey, (1, -1), 0.0), (np.ascontiguousarray(img[:, :, 2]), (1,), reader.COLOUR_PIP_CONTRAST)]
+    boxed = [reader._blobs(*c) for c in channels]
+    assert len(boxed[0][0]) >= 14  # the pips at least
+    # the dark pips, hence the blob masks' boxes, lie far from the image's corner
+    assert cv2.boundingRect(cv2.compare(grey, 100, cv2.CMP_LE))[:2] >= (200, 150)
+    monkeypatch.setattr(cv2, "boundingRect", lambda m: (0, 0, m.shape[1], m.shape[0]))
+    whole = [reader._blobs(*c) for c in channels]
+    for a, b in zip(boxed, whole, strict=True):
+        assert all(np.array_equal(u, v) for u, v in zip(a, b, strict=True))
