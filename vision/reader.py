@@ -666,15 +666,25 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     d2 = (x[:, None] - pips.x[None, :]) ** 2 + (y[:, None] - pips.y[None, :]) ** 2
     alike = (pips.r[None, :] > 0.5 * r[:, None]) & (pips.polarity[None, :] == pips.polarity[k][:, None])
     crowd = ((d2 < ((ONE_CLEAR_RADII * r) ** 2)[:, None]) & alike).sum(axis=1)
+    # Each test below is made only on the pips that passed those before it:
+    # most lone blobs on a textured table fail the first.
+    clear = np.nonzero(crowd <= 1)[0]
+    if not len(clear):
+        return []
+    x, y, r = x[clear], y[clear], r[clear]
     h, w = lab.shape[:2]
     radii = r[:, None] * np.array(ONE_INNER_RADII)[None, :]  # (S, R)
     sx = x[:, None, None] + radii[:, :, None] * _COS[None, None, :]
     sy = y[:, None, None] + radii[:, :, None] * _SIN[None, None, :]
     sx = np.clip(np.rint(sx), 0, w - 1).astype(int)
     sy = np.clip(np.rint(sy), 0, h - 1).astype(int)
-    inner = lab[sy, sx].astype(np.float32).reshape(len(k), -1, 3)
+    inner = lab[sy, sx].astype(np.float32).reshape(len(clear), -1, 3)
     face = _median(inner, axis=1)
     uniform = (np.sqrt(((inner - face[:, None, :]) ** 2).sum(-1)) < ONE_FACE_TOLERANCE).mean(axis=1)
+    even = np.nonzero(uniform >= ONE_UNIFORM)[0]
+    if not len(even):
+        return []
+    x, y, r, face, uniform = x[even], y[even], r[even], face[even], uniform[even]
     # A quick look well outside the face: a speck on a plain table has the same
     # colour all round, so it needs no closer look for the die's edge.
     ox = np.clip(np.rint(x[:, None] + ONE_OUTER_RADII * r[:, None] * _COS), 0, w - 1).astype(int)
@@ -682,7 +692,7 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     outer = lab[oy, ox].astype(np.float32)
     off = (np.sqrt(((outer - face[:, None, :]) ** 2).sum(-1)) > ONE_OFF_STEP).mean(axis=1)
     dice = []
-    ones = np.nonzero((crowd <= 1) & (uniform >= ONE_UNIFORM) & (off >= ONE_OFF_FACE))[0].tolist()
+    ones = np.nonzero(off >= ONE_OFF_FACE)[0].tolist()
     looks = [(float(x[n]), float(y[n]), face[n], float(r[n])) for n in ones]
     edges = _edge_distances_many(
         lab, [(px, py, f, np.array([[px, py]]), pr, pr * ONE_SPAN_RADII) for px, py, f, pr in looks], True
