@@ -129,9 +129,9 @@ def test_large_dice_are_read_on_a_smaller_copy(monkeypatch: pytest.MonkeyPatch) 
     shapes = []
     pip_first = reader.read_dice
 
-    def recording(image: np.ndarray) -> list[Die]:
+    def recording(image: np.ndarray, *args: float) -> list[Die]:
         shapes.append(image.shape[:2])
-        return pip_first(image)
+        return pip_first(image, *args)
 
     monkeypatch.setattr(reader, "read_dice", recording)
     dice = confident(read_dice(img))

@@ -83,3 +83,131 @@ def test_die_as_dict() -> None:
     d = Die(5, [1.0, 2.0, 30.0, 31.0], 0.8765)
     assert d.to_dict() == {"value": 5, "box": [1.0, 2.0, 30.0, 31.0], "confidence": 0.876}
     assert d.center == (15.5, 16.5)
+
+
+@pytest.mark.parametrize("size", [25, 34, 48, 70])
+def test_known_die_size_reads_the_same_values(size: int) -> None:
+    # Told the dice's size, the pip-first reader reads fewer pyramid levels
+    # but still every value.
+    from vision import reader
+
+    img, _ = scene(640, 480, [1, 2, 3, 4, 5, 6], size, np.random.default_rng(size), "wood")
+    assert values(reader.read_dice(img, float(size))) == [1, 2, 3, 4, 5, 6]
+
+
+def test_large_frames_are_labelled_with_wide_labels() -> None:
+    # Above 65535 * 16 pixels a blob mask could hold more blobs than 16-bit labels count.
+    from vision import reader
+
+    img, _ = scene(1400, 800, [2, 5], 28, np.random.default_rng(5), "plain")
+    assert 1400 * 800 // 16 >= 65535
+    assert values(reader.read_dice(img)) == [2, 5]
+
+
+def test_fast_medians_and_percentiles_match_numpy() -> None:
+    from vision.reader import _median, _percentiles
+
+    rng = np.random.default_rng(0)
+    for n in range(1, 30):
+        v = np.round(rng.random(n) * 40, 1)
+        assert _median(v) == np.median(v)
+        assert _percentiles(v, (20, 80)) == list(np.percentile(v, [20, 80]))
+        faces = rng.random((n, 3)).astype(np.float32)
+        assert np.array_equal(_median(faces, axis=0), np.median(faces, axis=0))
+        rings = rng.random((4, n, 3)).astype(np.float32)
+        assert np.array_equal(_median(rings, axis=1), np.median(rings, axis=1))
+
+
+def test_blob_moments_and_core_means_match_opencv() -> None:
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [6, 6, 5, 4, 3], 40, np.random.default_rng(3), "speckle")
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    dog = cv2.subtract(cv2.GaussianBlur(grey, (3, 3), 0), cv2.blur(grey, (9, 9)))
+    mask = cv2.morphologyEx(cv2.compare(dog, 10, cv2.CMP_GE), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    ids = np.arange(n - 1)
+    assert len(ids) > 50
+    got = reader._moments(labels, stats[1:], ids)
+    for i, m in zip(ids.tolist(), got, strict=True):
+        x, y, w, h = stats[i + 1, :4].tolist()
+        cv = cv2.moments((labels[y : y + h, x : x + w] == i + 1).astype(np.uint8), binaryImage=True)
+        assert m == (cv["m00"], cv["m10"], cv["m01"], cv["mu20"], cv["mu02"], cv["mu11"])
+    # The 3x3 mean at points, borders included, is OpenCV's box filter.
+    small = np.random.default_rng(1).integers(0, 256, (37, 53), dtype=np.uint8)
+    iy, ix = (v.ravel() for v in np.mgrid[0:37, 0:53])
+    assert np.array_equal(reader._box3(small, iy, ix), cv2.blur(small, (3, 3))[iy, ix])
+
+
+def test_stacked_group_steps_match_one_group_at_a_time() -> None:
+    # Groups are grouped, fitted and checked for edges in stacks; each must
+    # come out as if it were handled alone.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [1, 2, 3, 4, 5, 6], 40, np.random.default_rng(11), "speckle")
+    lab = reader._LabSampler(img)
+    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    groups = reader._groups(lab, pips)
+    parents = [g for g in groups if len(g) >= 3]
+    assert len(parents) >= 5 and len({len(g) for g in parents}) >= 2
+    link = reader.LINK_RADII * reader.LINK_SHRINK
+    assert reader._regroup(lab, pips, parents, link) == [
+        reader._groups(lab, pips.subset(g), link) for g in parents
+    ]
+    several = [g for g in groups if len(g) >= 2]
+    bests = reader._best_subsets(pips, several)
+    assert sum(b is not None for b in bests) >= 6
+    assert bests == [reader._best_subsets(pips, [g])[0] for g in several]
+    kepts = [b[0] for b in bests if b is not None]
+    assert reader._centre_pips(pips, kepts) == [reader._centre_pips(pips, [k])[0] for k in kepts]
+    faces = [(cx, cy, face, pts, r, 20.0) for cx, cy, face, pts, r in reader._face_readings(pips, kepts)]
+    together = reader._edge_distances_many(lab, faces, True, reader.EDGE_STEP_GROUP)
+    assert any(e is not None for e in together) and any(e is None for e in together)
+    for f, e in zip(faces, together, strict=True):
+        alone = reader._edge_distances(lab, *f, True, reader.EDGE_STEP_GROUP)
+        assert (e is None and alone is None) or np.array_equal(e, alone)
+
+
+def test_links_among_many_pips_match_the_full_matrices(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A speckled table gives hundreds of candidate pips a level; their links
+    # are looked for among neighbours in x only, and must be the same.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [2, 3, 4, 5, 6], 40, np.random.default_rng(4), "speckle")
+    lab = reader._LabSampler(img)
+    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    n = len(pips.x)
+    assert n > 2 * reader.SPARSE_LINKS
+    everyone = [list(range(n))]
+    sparse = [reader._regroup(lab, pips, everyone, link) for link in (reader.LINK_RADII, 5.0)]
+    assert sum(len(g) > 1 for g in sparse[0][0]) >= 5
+    monkeypatch.setattr(reader, "SPARSE_LINKS", n)
+    dense = [reader._regroup(lab, pips, everyone, link) for link in (reader.LINK_RADII, 5.0)]
+    assert sparse == dense
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_blobs_labelled_in_their_box_match_the_whole_mask(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    import cv2
+
+    from vision import reader
+
+    img = background(500, 400, "plain", np.random.default_rng(seed))
+    for i, value in enumerate((3, 5, 6)):
+        draw_die(img, value, (301 + 61 * i, 223 + 37 * i + seed), 44, angle=13.0 * (i + seed))
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    channels = [(grey, (1, -1), 0.0), (np.ascontiguousarray(img[:, :, 2]), (1,), reader.COLOUR_PIP_CONTRAST)]
+    boxed = [reader._blobs(*c) for c in channels]
+    assert len(boxed[0][0]) >= 14  # the pips at least
+    # the dark pips, hence the blob masks' boxes, lie far from the image's corner
+    assert cv2.boundingRect(cv2.compare(grey, 100, cv2.CMP_LE))[:2] >= (200, 150)
+    monkeypatch.setattr(cv2, "boundingRect", lambda m: (0, 0, m.shape[1], m.shape[0]))
+    whole = [reader._blobs(*c) for c in channels]
+    for a, b in zip(boxed, whole, strict=True):
+        assert all(np.array_equal(u, v) for u, v in zip(a, b, strict=True))
