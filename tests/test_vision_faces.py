@@ -190,3 +190,24 @@ def test_outline_seeds_need_pip_edges_at_the_centre() -> None:
     # the same discs with a pip at the centre are seeded, where they are
     found = seeds(frame(pip=True))
     assert sorted(round(x / 0.5 / 150) for x, _, _ in found) == [1, 2, 3, 4]
+
+
+def dim_red_pips(value: int, size: float, seed: int) -> np.ndarray:
+    """A dark die whose dull red pips, blurred, differ from it by only ~10 Lab units."""
+    rng = np.random.default_rng(seed)
+    img = background(200, 200, "plain", rng)
+    angle = float(rng.uniform(0, 90))
+    draw_die(img, value, (100.0, 100.0), size, angle, body=(55, 50, 50), pip=(50, 50, 80))
+    img = cv2.GaussianBlur(img, (0, 0), size / 30)
+    return np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+
+
+def test_faint_pips_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    frames = [
+        (v, dim_red_pips(v, size, seed)) for v in range(1, 7) for size in (26, 32, 40) for seed in range(2)
+    ]
+    right = right_reads(frames)
+    # 25 of these 36 are read right; with the former contrast floor of 14, 20
+    assert right >= 24
+    monkeypatch.setattr(faces, "PIP_MIN_CONTRAST", 14.0)
+    assert right_reads(frames) < right
