@@ -66,7 +66,7 @@ def outcomes() -> dict[str, list[tuple[str, int, int, int, bool]]]:
 # cocked black die whose top merges with its side face, a blurred die read off
 # its centre, and hidden dice whose hand or object joins them too thinly or is
 # too like the table (both scenes of a hand over a red die on the wooden table).
-MISSED_AT_MOST = {"cocked": 1, "blurred": 1, "hidden": 6}
+MISSED_AT_MOST = {"cocked": 1, "blurred": 1, "hidden": 5}
 
 
 @pytest.mark.parametrize("trouble", ["cocked", "hidden", "blurred"])

@@ -56,16 +56,17 @@ BLUR_EDGE_SIDE = 0.06
 # --- square top face ---------------------------------------------------------------
 # The top face is the region of the face's colour (the median colour around the
 # reading's centre) connected to that centre; the minimum-area rectangle of its
-# convex hull must be square. The colour tolerance follows the face's own
-# spread (2.5 x its median distance from the median colour, within 6-15 Lab
-# units): with a cap of 20 the side faces of real green dice, lit almost like
-# their tops, joined the top: 4 right train dice were refused, 2 with 15 (both
-# with faces up to 1.1 sides long; up to 1.3, as below, 3).
+# convex hull must be square. Colours are grey (0-255) and two colour-opponent
+# axes, on the scale of 8-bit Lab. The tolerance follows the face's own spread
+# (2.5 x its median distance from the median colour, within 6-15): with a cap
+# of 20 the side faces of real green dice, lit almost like their tops, joined
+# the top and made it look foreshortened.
 FACE_TOLERANCE = (6.0, 15.0)
 FACE_SPREAD = 2.5
 # A leaning die's top face is foreshortened by cos(tilt): clean readings of
-# rendered dice cocked 30-50 degrees gave aspects 0.47-0.835. On train 3 of
-# 1288 right readings (green dice, see above) and no wrong one fell below 0.85.
+# rendered dice cocked 30-50 degrees gave aspects 0.47-0.834. On train 1 of
+# 1288 right readings (a green die, see above) and 1 of 67 wrong ones had a
+# clean face under 0.85.
 FACE_ASPECT = 0.85
 # Only a clean segmentation is trusted: the region fills its convex hull and
 # the hull fills its rectangle (cocked renders: 95% above 0.945), and it is
@@ -131,6 +132,11 @@ def _crop(image: np.ndarray, cx: float, cy: float, r: float) -> tuple[np.ndarray
 
 
 _SUM3 = np.ones((1, 3), np.float32)
+# The face's colours: grey (0-255) and the two colour-opponent axes, on the
+# scale of OpenCV's 8-bit Lab (which costs six times as much to compute).
+_FACE_OPP = np.float32([[0.114, 0.587, 0.299], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]]) * np.float32(
+    [[1.0], [300 / 255], [300 / 255]]
+)
 
 
 def edge_width(image: np.ndarray, cx: float, cy: float, side: float) -> float:
@@ -159,26 +165,27 @@ def edge_width(image: np.ndarray, cx: float, cy: float, side: float) -> float:
 
 
 def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, bool]:
-    """(aspect, clean) of the top face region grown from (cx, cy)."""
+    """(aspect, clean) of the top face region grown from (cx, cy); clean is judged for non-square faces."""
     crop, x0, y0 = _crop(image, cx, cy, 0.9 * side)
     if crop.shape[0] < 6 or crop.shape[1] < 6:
         return 1.0, False
     # the shape needs no more than about FACE_PX pixels per die side (an integer
     # shrink factor keeps the resize on OpenCV's fast path)
-    n = max(1, int(side / FACE_PX))
-    if n > 1:
-        crop = cv2.resize(crop, (crop.shape[1] // n, crop.shape[0] // n), interpolation=cv2.INTER_AREA)
+    shrink = max(1, int(side / FACE_PX))
+    if shrink > 1:
+        size = (crop.shape[1] // shrink, crop.shape[0] // shrink)
+        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
     else:
         crop = cv2.GaussianBlur(crop, (3, 3), 0)
-    px, py, side = (cx - x0) / n, (cy - y0) / n, side / n
-    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)
+    px, py, side = (cx - x0) / shrink, (cy - y0) / shrink, side / shrink
+    col = cv2.transform(crop.astype(np.float32), _FACE_OPP)
     q = max(1, int(0.2 * side))
-    core = lab[max(0, int(py) - q) : int(py) + q + 1, max(0, int(px) - q) : int(px) + q + 1]
-    core = core.reshape(-1, 3).astype(np.float32)
+    core = col[max(0, int(py) - q) : int(py) + q + 1, max(0, int(px) - q) : int(px) + q + 1].reshape(-1, 3)
+    core = core[:: max(1, len(core) // 200)]
     face = np.median(core, axis=0)
     spread = float(np.median(np.sqrt(((core - face) ** 2).sum(-1))))
     tol = min(max(FACE_SPREAD * spread, FACE_TOLERANCE[0]), FACE_TOLERANCE[1])
-    diff = cv2.subtract(lab.astype(np.float32), (float(face[0]), float(face[1]), float(face[2]), 0.0))
+    diff = cv2.subtract(col, (float(face[0]), float(face[1]), float(face[2]), 0.0))
     dist2 = cv2.transform(cv2.multiply(diff, diff), _SUM3)
     n, labels = cv2.connectedComponents(cv2.compare(dist2, tol * tol, cv2.CMP_LT), connectivity=4)
     q = max(1, int(0.3 * side))
@@ -188,8 +195,6 @@ def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[floa
     if n <= 1 or counts.max() == 0:
         return 1.0, False
     region = (labels == int(counts.argmax())).astype(np.uint8)
-    if region[0].any() or region[-1].any() or region[:, 0].any() or region[:, -1].any():
-        return 1.0, False  # runs out of the window: not one face
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outline = max(contours, key=cv2.contourArea)
     hull = cv2.convexHull(outline)
@@ -197,6 +202,10 @@ def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[floa
     long_side, short_side = max(rw, rh), min(rw, rh)
     if short_side <= 0:
         return 1.0, False
+    if short_side / long_side >= FACE_ASPECT:
+        return short_side / long_side, True  # square: how clean matters not (and is not judged)
+    if region[0].any() or region[-1].any() or region[:, 0].any() or region[:, -1].any():
+        return short_side / long_side, False  # runs out of the window: not one face
     hull_area = cv2.contourArea(hull)
     filled = np.zeros_like(region)
     cv2.drawContours(filled, [outline], -1, 1, -1)
@@ -277,7 +286,7 @@ def foreground(work: np.ndarray, side: float) -> np.ndarray:
     straight bands (tray walls, table edges) are not objects over a die.
     """
     opp = cv2.transform(work.astype(np.float32), _OPP)
-    table = np.median(opp.reshape(-1, 3)[:: max(1, opp.shape[0] * opp.shape[1] // 4000)], axis=0)
+    table = np.median(opp.reshape(-1, 3)[:: max(1, opp.shape[0] * opp.shape[1] // 600)], axis=0)
     light, c1, c2 = cv2.split(opp)
     chroma = cv2.magnitude(c1 - float(table[1]), c2 - float(table[2]))
     coloured = cv2.magnitude(c1, c2) > FG_COLOURED
