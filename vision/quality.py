@@ -241,12 +241,12 @@ def check(image: np.ndarray, die: Die, side: float | None = None, cover: float =
 
 
 def _bgr(image: np.ndarray) -> np.ndarray:
+    if image.dtype != np.uint8:
+        image = np.clip(image, 0, 255).astype(np.uint8)
     if image.ndim == 2:
         return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if image.shape[2] == 4:
         return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    if image.dtype != np.uint8:
-        image = np.clip(image, 0, 255).astype(np.uint8)
     return np.ascontiguousarray(image)
 
 
