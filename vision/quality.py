@@ -99,8 +99,8 @@ WALL_RUN = 5.0  # straight runs this long are tray walls or table edges, as in v
 # the other readings at least EXPLAINS sure, counted where it is at least
 # THICK wide (fingers, die rims and thin wall shading are not), within
 # COVER_REACH of the die's centre. On train it was at most 1.12 die areas for
-# right readings (99th percentile 0.58) and 0.81 for wrong ones; on half-hidden
-# rendered dice read confidently it was above 1.3 for 18 of 24.
+# right readings (99th percentile 0.58) and 0.64 for wrong ones; on half-hidden
+# rendered dice read confidently it was above 1.3 for 19 of 24.
 COVER = 1.3
 COVER_REACH = 2.5
 THICK = 0.7
