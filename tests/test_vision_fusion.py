@@ -7,7 +7,14 @@ import pytest
 
 from vision import Die, read_dice, reader
 from vision.faces import read_faces
-from vision.fusion import PIP_MORE_CONFIDENCE, REREAD_RIGHT, fuse
+from vision.fusion import (
+    MANY_PIPS,
+    MANY_PIPS_RIGHT,
+    PIP_MORE_CONFIDENCE,
+    PIP_ONE_MORE_CONFIDENCE,
+    REREAD_RIGHT,
+    fuse,
+)
 from vision.synth import DICE_COLOURS, background, draw_die, scene
 
 
@@ -40,7 +47,7 @@ def test_disagreeing_readers_give_one_die() -> None:
     assert [d.value for d in fused] == [6]
 
 
-@pytest.mark.parametrize("value", [3, 5, 6])
+@pytest.mark.parametrize("value", [2, 3, 4])
 def test_unsure_die_is_read_again_on_an_enlarged_crop(value: int) -> None:
     img, placed = scene(320, 240, [value], 26, np.random.default_rng(value), "plain")
     (cx, cy), half = placed[0].center, 13.0
@@ -53,6 +60,40 @@ def test_unsure_die_is_read_again_on_an_enlarged_crop(value: int) -> None:
     assert [(d.value, d.confidence) for d in fused] == [(1, 0.2)]
     fused = fuse([], [Die(value, box, 0.2, side=26.0)])
     assert [(d.value, d.confidence) for d in fused] == [(value, 0.2)]
+
+
+def test_one_pip_more_needs_a_surer_pip_first_reading() -> None:
+    box = [10.0, 10.0, 40.0, 40.0]
+    # one pip more at middling confidence is the pip-first reader's own slip
+    # (a side face's pip): the sure body-first reading wins the vote
+    fused = fuse([Die(5, box, PIP_ONE_MORE_CONFIDENCE - 0.1)], [Die(4, box, 0.9)])
+    assert [d.value for d in fused] == [4]
+    fused = fuse([Die(5, box, PIP_ONE_MORE_CONFIDENCE)], [Die(4, box, 0.9)])
+    assert [d.value for d in fused] == [5]
+    # two pips more (a 6 whose middle column the body-first reader lost) win
+    fused = fuse([Die(6, box, PIP_ONE_MORE_CONFIDENCE - 0.1)], [Die(4, box, 0.9)])
+    assert [d.value for d in fused] == [6]
+
+
+def test_a_pip_first_die_far_larger_than_the_others_is_dropped() -> None:
+    body = [Die(3, [x, 200.0, x + 30.0, 230.0], 0.9, side=30.0) for x in (100.0, 200.0, 300.0, 400.0)]
+    huge = Die(1, [-7.0, -14.0, 106.0, 99.0], 0.99)  # SCALE_MAX = 2.4 die sides is 72 px
+    large = Die(5, [500.0, 20.0, 550.0, 70.0], 0.9)
+    fused = fuse([huge, large], body)
+    assert sorted(d.value for d in fused) == [3, 3, 3, 3, 5]
+    # with too few dice to know their size, nothing is dropped
+    assert sorted(d.value for d in fuse([huge], body[:1])) == [1, 3]
+
+
+def test_an_unsure_body_first_reading_of_many_pips_counts_as_sure() -> None:
+    box = [10.0, 10.0, 40.0, 40.0]
+    fused = fuse([], [Die(MANY_PIPS, box, 0.2, side=30.0)])
+    assert [(d.value, d.confidence) for d in fused] == [(MANY_PIPS, MANY_PIPS_RIGHT)]
+    # fewer pips, or only the pip-first reader behind it: still unsure
+    fused = fuse([], [Die(MANY_PIPS - 1, box, 0.2, side=30.0)])
+    assert [(d.value, d.confidence) for d in fused] == [(MANY_PIPS - 1, 0.2)]
+    fused = fuse([Die(6, box, 0.2)], [])
+    assert [(d.value, d.confidence) for d in fused] == [(6, 0.2)]
 
 
 def test_far_apart_readings_stay_two_dice() -> None:
@@ -88,9 +129,9 @@ def test_large_dice_are_read_on_a_smaller_copy(monkeypatch: pytest.MonkeyPatch) 
     shapes = []
     pip_first = reader.read_dice
 
-    def recording(image: np.ndarray) -> list[Die]:
+    def recording(image: np.ndarray, *args: float) -> list[Die]:
         shapes.append(image.shape[:2])
-        return pip_first(image)
+        return pip_first(image, *args)
 
     monkeypatch.setattr(reader, "read_dice", recording)
     dice = confident(read_dice(img))

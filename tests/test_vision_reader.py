@@ -83,3 +83,36 @@ def test_die_as_dict() -> None:
     d = Die(5, [1.0, 2.0, 30.0, 31.0], 0.8765)
     assert d.to_dict() == {"value": 5, "box": [1.0, 2.0, 30.0, 31.0], "confidence": 0.876}
     assert d.center == (15.5, 16.5)
+
+
+@pytest.mark.parametrize("size", [25, 34, 48, 70])
+def test_known_die_size_reads_the_same_values(size: int) -> None:
+    # Told the dice's size, the pip-first reader reads fewer pyramid levels
+    # but still every value.
+    from vision import reader
+
+    img, _ = scene(640, 480, [1, 2, 3, 4, 5, 6], size, np.random.default_rng(size), "wood")
+    assert values(reader.read_dice(img, float(size))) == [1, 2, 3, 4, 5, 6]
+
+
+def test_large_frames_are_labelled_with_wide_labels() -> None:
+    # Above 65535 * 16 pixels a blob mask could hold more blobs than 16-bit labels count.
+    from vision import reader
+
+    img, _ = scene(1400, 800, [2, 5], 28, np.random.default_rng(5), "plain")
+    assert 1400 * 800 // 16 >= 65535
+    assert values(reader.read_dice(img)) == [2, 5]
+
+
+def test_fast_medians_and_percentiles_match_numpy() -> None:
+    from vision.reader import _median, _percentiles
+
+    rng = np.random.default_rng(0)
+    for n in range(1, 30):
+        v = np.round(rng.random(n) * 40, 1)
+        assert _median(v) == np.median(v)
+        assert _percentiles(v, (20, 80)) == list(np.percentile(v, [20, 80]))
+        faces = rng.random((n, 3)).astype(np.float32)
+        assert np.array_equal(_median(faces, axis=0), np.median(faces, axis=0))
+        rings = rng.random((4, n, 3)).astype(np.float32)
+        assert np.array_equal(_median(rings, axis=1), np.median(rings, axis=1))

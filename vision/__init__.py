@@ -9,6 +9,7 @@ package stays cheap.
 
 from __future__ import annotations
 
+import statistics
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
     from vision import reader
     from vision.faces import scan_faces
     from vision.fusion import fuse
+    from vision.quality import grade
 
     # The pip-first pass runs on every frame, even one the body-first reader
     # seems to explain: a die whose body looks like the table (a white die on a
@@ -42,18 +44,21 @@ def read_dice(image: np.ndarray) -> list[Die]:
     sure = [d.side for d in scan.dice if d.confidence >= 0.5 and d.side > 0]
     smallest = min(sure) if sure else 0.0
     scale = next((k for k in PIP_SCALES if smallest * k >= PIP_READ_SIDE), 1.0)
+    # The dice's size tells the pip-first reader which of its levels to read.
+    sides = [d.side for d in scan.dice if d.side > 0]
+    side = statistics.median(sides) * scale if sides else 0.0
     if scale == 1.0:
-        pip_dice = reader.read_dice(image)
+        pip_dice = reader.read_dice(image, side)
     else:
         h, w = image.shape[:2]
         small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-        pip_dice = reader.read_dice(small)
+        pip_dice = reader.read_dice(small, side)
         for d in pip_dice:
             d.box = [v / scale for v in d.box]
             d.pips = [(x / scale, y / scale) for x, y in d.pips]
             d.pip_radius /= scale
             d.side /= scale
-    return fuse(pip_dice, scan.dice, image)
+    return grade(image, fuse(pip_dice, scan.dice, image))
 
 
 def __getattr__(name: str) -> Any:

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# The labelled photos beside the project (as the tests' ``shared_dir`` finds them).
+PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "byler-d6" / "train"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -11,11 +19,46 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=7)
 
 
+def time_frames(frames: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Wall and CPU milliseconds of ``read_dice`` on each frame, after one warm-up read."""
+    import numpy as np
+
+    from vision import read_dice
+
+    read_dice(frames[0])
+    wall, cpu = [], []
+    for f in frames:
+        t0, c0 = time.perf_counter(), time.process_time()
+        read_dice(f)
+        wall.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
+    return np.array(wall), np.array(cpu)
+
+
+def summary(label: str, wall: np.ndarray, cpu: np.ndarray) -> str:
+    """One line of figures; CPU time is given too: on a busy machine it is the steadier figure."""
+    import numpy as np
+
+    return (
+        f"{label}: median {np.median(wall):.1f} ms, p95 {np.percentile(wall, 95):.1f} ms "
+        f"per frame (CPU median {np.median(cpu):.1f} ms; {len(wall)} frames)"
+    )
+
+
+def photo_frames(folder: Path, count: int) -> list[np.ndarray]:
+    """Up to ``count`` photos of ``folder`` (sorted by name), or none when it is absent."""
+    import cv2
+
+    if not folder.is_dir():
+        return []
+    frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in sorted(folder.glob("*.jpg"))[:count]]
+    return [f for f in frames if f is not None]
+
+
 def run(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from vision import read_dice
     from vision.synth import scene
 
     cv2.setNumThreads(1)
@@ -29,17 +72,11 @@ def run(args: argparse.Namespace) -> int:
             scene(width, height, [int(v) for v in rng.integers(1, 7, 5)], size, rng, kinds[i % len(kinds)])[0]
             for i in range(frames_n)
         ]
-        read_dice(frames[0])  # warm-up
-        wall, cpu = [], []
-        for f in frames:
-            t0, c0 = time.perf_counter(), time.process_time()
-            read_dice(f)
-            wall.append((time.perf_counter() - t0) * 1000)
-            cpu.append((time.process_time() - c0) * 1000)
-        arr, carr = np.array(wall), np.array(cpu)
-        # CPU time is printed too: on a busy machine it is the steadier figure.
-        print(
-            f"{width}x{height}: median {np.median(arr):.1f} ms, p95 {np.percentile(arr, 95):.1f} ms "
-            f"per frame (CPU median {np.median(carr):.1f} ms; {frames_n} frames)"
-        )
+        print(summary(f"{width}x{height}", *time_frames(frames)))
+    photos = photo_frames(PHOTOS, frames_n)
+    if photos:
+        h, w = photos[0].shape[:2]
+        print(summary(f"byler-d6/train photos ({w}x{h})", *time_frames(photos)))
+    else:
+        print(f"byler-d6/train photos: skipped, {PHOTOS} not found")
     return 0

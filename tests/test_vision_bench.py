@@ -1,0 +1,46 @@
+"""`tablepi bench dice`: the lines it prints, with and without the labelled photos."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import bench
+from vision.synth import scene
+
+
+def test_photo_line_is_skipped_without_the_photos(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "absent"
+    monkeypatch.setattr(bench, "PHOTOS", missing)
+    assert bench.run(argparse.Namespace(frames=5, seed=1)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("640x480: median ")
+    assert lines[2].startswith("1280x720: median ")
+    assert lines[3] == f"byler-d6/train photos: skipped, {missing} not found"
+
+
+def test_photo_line_times_the_photos(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(2)
+    for i in range(6):
+        img, _ = scene(320, 320, [3, 5], 40, rng)
+        assert cv2.imwrite(str(tmp_path / f"photo{i}.jpg"), img)
+    (tmp_path / "labels.json").write_text("{}")
+    assert len(bench.photo_frames(tmp_path, 4)) == 4
+    monkeypatch.setattr(bench, "PHOTOS", tmp_path)
+    assert bench.run(argparse.Namespace(frames=5, seed=1)) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("byler-d6/train photos (320x320): median ")
+    assert last.endswith("; 5 frames)")
+
+
+def test_shared_photos_are_found_beside_the_project(shared_dir: Path) -> None:
+    assert bench.PHOTOS == shared_dir / "datasets" / "byler-d6" / "train"
+    assert len(bench.photo_frames(bench.PHOTOS, 3)) == 3
