@@ -12,7 +12,11 @@ asks for a re-roll instead of guessing:
 * a square top face: the face, segmented by its own colour, must not be
   foreshortened like the top of a leaning die;
 * nothing lying over the die: the die's body must not run into a large piece of
-  foreground that no die accounts for (a hand, a phone, a dice cup).
+  foreground that no die accounts for (a hand, a phone, a dice cup);
+* a die's body: the middle of the face is one colour with a few pips that
+  stand out from it, and that colour fills a block about as wide as a die
+  around the centre; the holes of printed letters and the cells of a play
+  mat, read as pips, fail this.
 
 Every threshold below was set on the byler-d6 TRAIN photos (never on test) and
 on the rendered scenes of ``vision.synth``; the comment of each gives the
@@ -107,6 +111,37 @@ THICK = 0.7
 EXPLAINS = 0.3
 OWN_INNER = 0.15  # what touches the die's box shrunk by this share on each side touches the die
 
+# --- a die's body ----------------------------------------------------------------------
+# Looked at around the reading's centre, with the side the reader measured (a
+# box alone is up to 1.4 sides for a turned die: a side of BOX_TO_SIDE x the
+# box's is taken then, the median ratio on train). Colours are distances from
+# the median colour of a disc of BODY_DISC sides' radius (inside the face
+# however the die is turned). Set against 1386 confident right readings of
+# train photos, 477 right readings of dice rendered on every table kind at
+# 25-250 px, and 422 confident readings of empty rendered tables (printed
+# trays and boards, play mats, stained tables):
+# * a face of 1-3 pips is mostly its own colour: in a disc of BODY_CORE sides'
+#   radius, the 75th percentile distance is at most 0.70 of the 97th (the
+#   pips' contrast) on right readings, and above BODY_MIXED on 39 of 80
+#   phantom readings of printed trays and 56 of 197 of printed boards, where
+#   the disc holds letters and the tray in like shares (with more pips the
+#   pips fill too much of the disc to tell);
+# * pips stand out from the face: the 97th percentile distance is at least
+#   2 x BODY_CONTRAST (right readings: 39 and more), not so on bare stained
+#   wood (20 of 46 phantom readings);
+# * the face's colour (within half that contrast), its outline filled, must
+#   hold a disc of BODY_INSCRIBED sides' radius near the centre: at least 0.31
+#   on right readings, under 0.29 on 89 of 98 phantom readings of play mats (a
+#   grid line or a cell's corner) and 61 of 197 of printed boards (a stroke).
+BODY_DISC = 0.45
+BODY_CORE = 0.35
+BODY_MIXED = 0.75
+BODY_MIXED_PIPS = 3  # the largest value the first test applies to
+BODY_ONE_PIP = 0.2  # a 1's core is a ring outside this radius (its pip: 0.11-0.13 sides)
+BODY_CONTRAST = 19.0
+BODY_INSCRIBED = 0.29
+BOX_TO_SIDE = 0.75
+
 
 @dataclass
 class FaceCheck:
@@ -117,7 +152,10 @@ class FaceCheck:
     face_aspect: float = 1.0  # short / long side of the top face's rectangle
     face_clean: bool = False  # the top face's segmentation is trustworthy
     cover: float = 0.0  # unexplained foreground joined to the die, in die areas
-    reason: str = ""  # "blurred", "cocked", "hidden", or "" when readable
+    mixed: float = 0.0  # the face's core: 75th over 97th percentile distance from its median colour
+    contrast: float = 0.0  # the pips' contrast on the face (the tolerance of the face's colour)
+    inscribed: float = 1.0  # the face's widest disc near the centre, radius in die sides
+    reason: str = ""  # "blurred", "cocked", "hidden", "no body", or "" when readable
 
 
 def _box_side(box: list[float]) -> float:
@@ -217,6 +255,57 @@ def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[floa
     return short_side / long_side, clean
 
 
+def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -> tuple[float, float, float]:
+    """(mixed, contrast, inscribed) of the body of a die showing ``value`` around (cx, cy); see BODY_MIXED."""
+    crop, x0, y0 = _crop(image, cx, cy, 0.9 * side)
+    if crop.shape[0] < 6 or crop.shape[1] < 6:
+        return 0.0, 255.0, 1.0
+    shrink = max(1, int(side / FACE_PX))
+    if shrink > 1:
+        crop = cv2.resize(
+            crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
+        )
+    px, py, s = (cx - x0) / shrink, (cy - y0) / shrink, side / shrink
+    col = cv2.transform(crop.astype(np.float32), _FACE_OPP)
+    h, w = col.shape[:2]
+    yy, xx = np.ogrid[:h, :w]
+    r2 = (xx - px) ** 2 + (yy - py) ** 2
+    disc = r2 < (BODY_DISC * s) ** 2
+    inside = col[disc]
+    if len(inside) < 4:
+        return 0.0, 255.0, 1.0
+    face = np.median(inside, axis=0)
+    dist = np.sqrt(((col - face) ** 2).sum(-1))
+    ranked = np.percentile(dist[disc], (50, 97))
+    far = max(float(ranked[1]), 1.0)
+    tol = max(0.5 * far, 3.0 * float(ranked[0]), 12.0)
+    core_disc = r2 < (BODY_CORE * s) ** 2
+    if value == 1:  # the one pip is large, and a side measured short would let it fill the disc
+        core_disc &= r2 >= (BODY_ONE_PIP * s) ** 2
+    centre = col[core_disc]
+    if len(centre) >= 4:
+        centre_dist = np.sqrt(((col[core_disc] - np.median(centre, axis=0)) ** 2).sum(-1))
+        c75, c97 = np.percentile(centre_dist, (75, 97))
+        # (a face without pips in it is only noise, whose percentiles are alike)
+        mixed = float(c75) / max(float(c97), 2.0 * BODY_CONTRAST)
+    else:
+        mixed = 0.0
+    near = (dist <= tol).astype(np.uint8)
+    n, labels = cv2.connectedComponents(near, connectivity=4)
+    core = labels[disc & (near > 0)]
+    if n <= 1 or len(core) == 0:
+        return mixed, tol, 0.0
+    region = (labels == int(np.bincount(core).argmax())).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(filled[1:-1, 1:-1], [max(contours, key=cv2.contourArea)], -1, 1, -1)
+    reach = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[1:-1, 1:-1]
+    q = max(1, int(0.12 * s))
+    ix, iy = int(px), int(py)
+    inscribed = float(reach[max(0, iy - q) : iy + q + 1, max(0, ix - q) : ix + q + 1].max()) / s
+    return mixed, tol, inscribed
+
+
 def check(image: np.ndarray, die: Die, side: float | None = None, cover: float = 0.0) -> FaceCheck:
     """Judge one reading of ``image`` (BGR).
 
@@ -237,6 +326,12 @@ def check(image: np.ndarray, die: Die, side: float | None = None, cover: float =
         out.reason = "cocked"
     elif cover > COVER:
         out.reason = "hidden"
+    else:
+        face_side = max(die.side, BOX_TO_SIDE * side)
+        out.mixed, out.contrast, out.inscribed = body(image, cx, cy, face_side, die.value)
+        mixed = out.mixed > BODY_MIXED and die.value <= BODY_MIXED_PIPS
+        if mixed or out.contrast < BODY_CONTRAST or out.inscribed < BODY_INSCRIBED:
+            out.reason = "no body"
     return out
 
 

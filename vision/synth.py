@@ -92,7 +92,120 @@ def background(width: int, height: int, kind: str, rng: np.random.Generator) -> 
             else:
                 cv2.putText(img, "SPACE", (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
         return img
+    if kind == "print":
+        return _printed(width, height, rng)
+    if kind == "mat":
+        return _play_mat(width, height, rng)
+    if kind == "stains":
+        return _stained(width, height, rng)
     raise ValueError(f"unknown background {kind!r}")
+
+
+# Empty surfaces a real table may show besides the ones above: none of them may
+# read as dice. (No regular dot patterns: a grid of dots is a die face.)
+EMPTY_KINDS = ["plain", "wood", "cloth", "speckle", "tray", "print", "mat", "stains"]
+
+_FONTS = [
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX,
+]
+_WORDS = ["SPACE", "BEAM ME UP", "ROLL", "GAME OVER", "808", "DICE", "Qq@&%", "BONUS 6", "PLAYER 1"]
+
+
+def _colour(rng: np.random.Generator) -> tuple[int, int, int]:
+    return tuple(int(c) for c in rng.integers(20, 236, 3))  # type: ignore[return-value]
+
+
+def _printed(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+    """A printed board or box lid: words in several fonts and sizes, and simple logos."""
+    img = np.full((height, width, 3), _colour(rng), np.uint8)
+    for _ in range(width * height // 12000):
+        x, y = int(rng.integers(-40, width)), int(rng.integers(0, height + 20))
+        col = _colour(rng)
+        pick = rng.random()
+        if pick < 0.6:
+            font = _FONTS[int(rng.integers(0, len(_FONTS)))]
+            scale = float(rng.uniform(0.5, 3.0))
+            thick = int(rng.integers(1, max(2, int(scale * 3))))
+            word = _WORDS[int(rng.integers(0, len(_WORDS)))]
+            cv2.putText(img, word, (x, y), font, scale, col, thick, cv2.LINE_AA)
+        elif pick < 0.75:  # a ring or a target
+            r = int(rng.integers(8, 60))
+            cv2.circle(img, (x, y), r, col, int(rng.integers(2, max(3, r // 2))), cv2.LINE_AA)
+        elif pick < 0.9:  # a star or a polygon
+            n = int(rng.integers(3, 7))
+            r = float(rng.uniform(10, 70))
+            t0 = float(rng.uniform(0, 2 * math.pi))
+            star = bool(rng.random() < 0.5)
+            pts = [
+                (
+                    x + r * (0.45 if star and k % 2 else 1.0) * math.cos(t0 + k * math.pi / n),
+                    y + r * (0.45 if star and k % 2 else 1.0) * math.sin(t0 + k * math.pi / n),
+                )
+                for k in range(2 * n)
+            ]
+            cv2.fillPoly(img, [np.array(pts, np.int32)], col, cv2.LINE_AA)
+        else:  # a stripe
+            end = (x + int(rng.integers(-200, 200)), y + int(rng.integers(-200, 200)))
+            cv2.line(img, (x, y), end, col, int(rng.integers(2, 12)), cv2.LINE_AA)
+    img = np.clip(img.astype(np.float32) + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+    return img
+
+
+def _play_mat(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+    """A play mat: a square grid of thin lines, or a checkerboard, slightly turned."""
+    a, b = _colour(rng), _colour(rng)
+    cell = float(rng.uniform(20, 90))
+    turn = math.radians(float(rng.uniform(-20, 20)))
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    u = (xx * math.cos(turn) + yy * math.sin(turn)) / cell
+    v = (-xx * math.sin(turn) + yy * math.cos(turn)) / cell
+    if rng.random() < 0.5:
+        on = (np.floor(u) + np.floor(v)) % 2 == 0
+    else:
+        line = float(rng.uniform(1.0, 4.0)) / cell
+        on = (u - np.floor(u) < line) | (v - np.floor(v) < line)
+    img = np.where(on[..., None], np.float32(a), np.float32(b))
+    img = cv2.GaussianBlur(img, (0, 0), 0.7)
+    img += rng.normal(0, 2.5, img.shape).astype(np.float32)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _stained(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+    """A table with stains (rings of cups, spills) and crumbs scattered at random."""
+    img = background(width, height, "wood" if rng.random() < 0.5 else "plain", rng).astype(np.float32)
+    area = width * height
+    for _ in range(area // 40000):  # stains: soft blotches and cup rings, darker or tinted
+        x, y = float(rng.uniform(0, width)), float(rng.uniform(0, height))
+        r = float(rng.uniform(15, 80))
+        mask = np.zeros((height, width), np.float32)
+        if rng.random() < 0.5:
+            axes = (int(r), int(r * rng.uniform(0.5, 1.0)))
+            cv2.ellipse(
+                mask, (int(x), int(y)), axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1, cv2.LINE_AA
+            )
+        else:
+            cv2.circle(mask, (int(x), int(y)), int(r), 1.0, int(rng.integers(2, 6)), cv2.LINE_AA)
+        mask = cv2.GaussianBlur(mask, (0, 0), float(rng.uniform(1, 5)))[..., None]
+        tint = np.float32(rng.uniform(0.45, 0.9, 3))
+        img = img * (1 - mask) + img * tint * mask
+    for _ in range(area // 3000):  # crumbs: small irregular bits, light or dark
+        x, y = float(rng.uniform(0, width)), float(rng.uniform(0, height))
+        r = float(rng.uniform(1.0, 4.0))
+        pts = [
+            (
+                x + r * float(rng.uniform(0.5, 1.4)) * math.cos(t),
+                y + r * float(rng.uniform(0.5, 1.4)) * math.sin(t),
+            )
+            for t in np.linspace(0, 2 * math.pi, 6, endpoint=False)
+        ]
+        shade = float(rng.uniform(30, 90)) if rng.random() < 0.5 else float(rng.uniform(190, 250))
+        cv2.fillPoly(img, [np.array(pts, np.int32)], (shade, shade * 0.95, shade * 0.85), cv2.LINE_AA)
+    return np.clip(img, 0, 255).astype(np.uint8)
 
 
 def draw_die(
