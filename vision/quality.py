@@ -3,7 +3,7 @@
 A die cocked against the tray wall or another die, a die half hidden under a
 hand or an object, and a blurred die (still rolling, or out of focus) can each
 be read with a confident but unfounded value. ``grade`` looks at every
-confident reading once more, with three cheap checks on the frame itself, and
+confident reading once more, with four cheap checks on the frame itself, and
 lowers the confidence of a die that fails one below 0.5, so that the table
 asks for a re-roll instead of guessing:
 
@@ -112,27 +112,31 @@ EXPLAINS = 0.3
 OWN_INNER = 0.15  # what touches the die's box shrunk by this share on each side touches the die
 
 # --- a die's body ----------------------------------------------------------------------
-# Looked at around the reading's centre, with the side the reader measured (a
-# box alone is up to 1.4 sides for a turned die: a side of BOX_TO_SIDE x the
-# box's is taken then, the median ratio on train). Colours are distances from
-# the median colour of a disc of BODY_DISC sides' radius (inside the face
-# however the die is turned). Set against 1386 confident right readings of
-# train photos, 477 right readings of dice rendered on every table kind at
-# 25-250 px, and 422 confident readings of empty rendered tables (printed
-# trays and boards, play mats, stained tables):
-# * a face of 1-3 pips is mostly its own colour: in a disc of BODY_CORE sides'
-#   radius, the 75th percentile distance is at most 0.70 of the 97th (the
-#   pips' contrast) on right readings, and above BODY_MIXED on 39 of 80
-#   phantom readings of printed trays and 56 of 197 of printed boards, where
-#   the disc holds letters and the tray in like shares (with more pips the
-#   pips fill too much of the disc to tell);
-# * pips stand out from the face: the 97th percentile distance is at least
-#   2 x BODY_CONTRAST (right readings: 39 and more), not so on bare stained
-#   wood (20 of 46 phantom readings);
-# * the face's colour (within half that contrast), its outline filled, must
-#   hold a disc of BODY_INSCRIBED sides' radius near the centre: at least 0.31
-#   on right readings, under 0.29 on 89 of 98 phantom readings of play mats (a
-#   grid line or a cell's corner) and 61 of 197 of printed boards (a stroke).
+# Looked at around the reading's centre, with the side the reader measured or
+# BOX_TO_SIDE x the box's side if larger (a box is up to 1.4 sides for a turned
+# die; 0.75 is the median ratio on train). Colours are distances from the
+# median colour of a disc of BODY_DISC sides' radius, inside the face however
+# the die is turned. Figures: 1386 confident right readings of the train
+# photos, 564 right readings of dice rendered on every table kind at 25-250 px,
+# and 393 confident readings of empty rendered tables (78 on printed trays, 177
+# on printed boards, 98 on play mats, 40 on stained tables), all as refused by
+# the other checks first.
+# * A face of 1-3 pips is mostly its own colour: within BODY_CORE sides of the
+#   centre (outside BODY_ONE_PIP for a 1) the 75th percentile distance from the
+#   median colour over the 97th (at least 2 x BODY_CONTRAST: a face without
+#   pips there is only noise) was at most 0.732 on right train readings and
+#   0.652 on rendered ones; above BODY_MIXED on 34 of 78 phantom readings of
+#   printed trays and 50 of 177 of printed boards, where the disc holds letters
+#   and the tray in like shares. (With more pips they fill too much of the disc
+#   to tell.)
+# * Pips stand out from the face: the face's tolerance, half the disc's 97th
+#   percentile distance (or 3 x its median, for a noisy face), must reach
+#   BODY_CONTRAST (right train readings: 21.2 and more, rendered: 50); not so
+#   on 15 of 40 phantom readings of stained tables.
+# * The face's colour (within that tolerance), its outline filled, must hold a
+#   disc of BODY_INSCRIBED sides' radius near the centre: at least 0.319 on
+#   right train readings, under 0.29 on 89 of 98 phantom readings of play mats
+#   (a grid line or a cell's corner) and 63 of 177 of printed boards (a stroke).
 BODY_DISC = 0.45
 BODY_CORE = 0.35
 BODY_MIXED = 0.75
@@ -141,6 +145,7 @@ BODY_ONE_PIP = 0.2  # a 1's core is a ring outside this radius (its pip: 0.11-0.
 BODY_CONTRAST = 19.0
 BODY_INSCRIBED = 0.29
 BOX_TO_SIDE = 0.75
+BODY_PX = 24.0  # pixels per die side the body is looked at with (larger dice are shrunk)
 
 
 @dataclass
@@ -255,12 +260,27 @@ def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[floa
     return short_side / long_side, clean
 
 
+def _rank(values: np.ndarray, shares: tuple[float, ...]) -> list[float]:
+    """The values at these shares (0-1) of the ranked ``values`` (nearest rank: cheaper than percentile)."""
+    n = len(values) - 1
+    ks = [round(share * n) for share in shares]
+    ranked = np.partition(values, ks)
+    return [float(ranked[k]) for k in ks]
+
+
+def _middle(colours: np.ndarray) -> np.ndarray:
+    """Per-channel median (upper middle) of (n, 3) colours."""
+    k = len(colours) // 2
+    return np.partition(colours, k, axis=0)[k]
+
+
 def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -> tuple[float, float, float]:
     """(mixed, contrast, inscribed) of the body of a die showing ``value`` around (cx, cy); see BODY_MIXED."""
-    crop, x0, y0 = _crop(image, cx, cy, 0.9 * side)
+    crop, x0, y0 = _crop(image, cx, cy, 0.5 * side + 1)
     if crop.shape[0] < 6 or crop.shape[1] < 6:
         return 0.0, 255.0, 1.0
-    shrink = max(1, int(side / FACE_PX))
+    # (an integer shrink factor keeps the resize on OpenCV's fast path)
+    shrink = max(1, int(side / BODY_PX))
     if shrink > 1:
         crop = cv2.resize(
             crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
@@ -274,23 +294,22 @@ def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -
     inside = col[disc]
     if len(inside) < 4:
         return 0.0, 255.0, 1.0
-    face = np.median(inside, axis=0)
-    dist = np.sqrt(((col - face) ** 2).sum(-1))
-    ranked = np.percentile(dist[disc], (50, 97))
-    far = max(float(ranked[1]), 1.0)
-    tol = max(0.5 * far, 3.0 * float(ranked[0]), 12.0)
+    face = _middle(inside)
+    diff = cv2.subtract(col, (float(face[0]), float(face[1]), float(face[2]), 0.0))
+    dist = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), _SUM3))
+    median, far = _rank(dist[disc], (0.5, 0.97))
+    far = max(far, 1.0)
+    tol = max(0.5 * far, 3.0 * median, 12.0)
     core_disc = r2 < (BODY_CORE * s) ** 2
     if value == 1:  # the one pip is large, and a side measured short would let it fill the disc
         core_disc &= r2 >= (BODY_ONE_PIP * s) ** 2
     centre = col[core_disc]
+    mixed = 0.0
     if len(centre) >= 4:
-        centre_dist = np.sqrt(((col[core_disc] - np.median(centre, axis=0)) ** 2).sum(-1))
-        c75, c97 = np.percentile(centre_dist, (75, 97))
+        c75, c97 = _rank(np.sqrt(((centre - _middle(centre)) ** 2).sum(-1)), (0.75, 0.97))
         # (a face without pips in it is only noise, whose percentiles are alike)
-        mixed = float(c75) / max(float(c97), 2.0 * BODY_CONTRAST)
-    else:
-        mixed = 0.0
-    near = (dist <= tol).astype(np.uint8)
+        mixed = c75 / max(c97, 2.0 * BODY_CONTRAST)
+    near = cv2.compare(dist, tol, cv2.CMP_LE)
     n, labels = cv2.connectedComponents(near, connectivity=4)
     core = labels[disc & (near > 0)]
     if n <= 1 or len(core) == 0:
