@@ -464,12 +464,15 @@ def covers(image: np.ndarray, dice: list[Die], side: float, which: list[int] | N
         # Pieces are joined through thin bridges (a finger over the die, the die's
         # rim), but only the thick part of the foreground outside the die's own
         # box is counted: a die on its own has none.
-        n, labels = cv2.connectedComponents(cv2.dilate(win, np.ones((3, 3), np.uint8)), connectivity=8)
         bx0, by0, bx1, by1 = (v * k for v in d.box)
         own = (
             slice(max(0, int(by0 - y0)), max(0, int(by1 - y0) + 1)),
             slice(max(0, int(bx0 - x0)), max(0, int(bx1 - x0) + 1)),
         )
+        thick[own] = 0
+        if not thick.any():
+            continue  # nothing to count, whatever joins the die
+        n, labels = cv2.connectedComponents(cv2.dilate(win, np.ones((3, 3), np.uint8)), connectivity=8)
         m = OWN_INNER * (bx1 - bx0)
         inner = labels[
             max(0, int(by0 + m - y0)) : max(0, int(by1 - m - y0) + 1),
@@ -481,6 +484,5 @@ def covers(image: np.ndarray, dice: list[Die], side: float, which: list[int] | N
             joins = np.zeros(n, bool)
             joins[touching] = True
             joined = joins[labels] & (thick > 0)
-            joined[own] = False
             out[i] = float(np.count_nonzero(joined)) / s**2
     return out
