@@ -142,6 +142,8 @@ BODY_CORE = 0.35
 BODY_MIXED = 0.75
 BODY_MIXED_PIPS = 3  # the largest value the first test applies to
 BODY_ONE_PIP = 0.2  # a 1's core is a ring outside this radius (its pip: 0.11-0.13 sides)
+BODY_ONE_SPOT = 0.1  # a 1's pip is the blob most seen within this of the centre
+BODY_ONE_ARMS = 3  # right train 1s: at most 2 (2 of 238); crossings of a mat grid: 3-4
 BODY_CONTRAST = 19.0
 BODY_INSCRIBED = 0.29
 BOX_TO_SIDE = 0.75
@@ -320,6 +322,19 @@ def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -
         c75, c97 = _rank(np.sqrt(((centre - _middle(centre)) ** 2).sum(-1)), (0.75, 0.97))
         # (a face without pips in it is only noise, whose percentiles are alike)
         mixed = c75 / max(c97, 2.0 * BODY_CONTRAST)
+    if value == 1 and mixed <= BODY_MIXED:
+        # A 1's pip is a blob of its own: what stands out from the face (by half
+        # the contrast) at the centre must not run out to the disc's edge in
+        # several arms, as where lines of a grid cross or strokes of a letter meet.
+        n, labels = cv2.connectedComponents(cv2.compare(dist, 0.5 * far, cv2.CMP_GT), connectivity=8)
+        q = max(1, int(BODY_ONE_SPOT * s))
+        ix, iy = int(px), int(py)
+        spot = labels[max(0, iy - q) : iy + q + 1, max(0, ix - q) : ix + q + 1]
+        spot = spot[spot > 0]
+        if len(spot):
+            rim = (labels == int(np.bincount(spot).argmax())) & (r2 >= (BODY_DISC * s) ** 2)
+            if cv2.connectedComponents(rim.astype(np.uint8), connectivity=8)[0] - 1 >= BODY_ONE_ARMS:
+                mixed = 1.0
     if mixed > BODY_MIXED or tol < BODY_CONTRAST:
         return mixed, tol, 1.0  # refused already: the face's extent needs no measuring
     near = cv2.compare(dist, tol, cv2.CMP_LE)
