@@ -137,6 +137,10 @@ OWN_INNER = 0.15  # what touches the die's box shrunk by this share on each side
 #   disc of BODY_INSCRIBED sides' radius near the centre: at least 0.319 on
 #   right train readings, under 0.29 on 89 of 98 phantom readings of play mats
 #   (a grid line or a cell's corner) and 63 of 177 of printed boards (a stroke).
+# * A 1's pip is a blob of its own (see BODY_ONE_ARMS): this refused 41 of the
+#   42 phantom readings the tests above left on the empty play mats of
+#   tests/test_vision_empty.py (crossings of the mat's lines read as 1s), and no
+#   right reading of train photos or renders.
 BODY_DISC = 0.45
 BODY_CORE = 0.35
 BODY_MIXED = 0.75
