@@ -35,6 +35,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
     from vision import reader
     from vision.faces import scan_faces
     from vision.fusion import fuse
+    from vision.quality import grade
 
     # The pip-first pass runs on every frame, even one the body-first reader
     # seems to explain: a die whose body looks like the table (a white die on a
@@ -57,7 +58,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
             d.pips = [(x / scale, y / scale) for x, y in d.pips]
             d.pip_radius /= scale
             d.side /= scale
-    return fuse(pip_dice, scan.dice, image)
+    return grade(image, fuse(pip_dice, scan.dice, image))
 
 
 def __getattr__(name: str) -> Any:

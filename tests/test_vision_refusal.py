@@ -1,0 +1,147 @@
+"""Dice whose top face cannot be read must come out unsure (< 0.5), so the table asks for a re-roll.
+
+Rendered scenes (vision.synth): a die cocked against the tray wall, a die half
+hidden under a hand or a dark object, a blurred die, each among sharp flat dice
+whose values must still be read; and frames taken while every die still rolls.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import Die, quality, read_dice
+from vision.synth import (
+    DICE_COLOURS,
+    PlacedDie,
+    background,
+    blur_die,
+    draw_cocked_die,
+    draw_die,
+    hide_die,
+    rolling_scene,
+    scene,
+    trouble_scene,
+)
+
+KINDS = ["plain", "wood", "cloth", "speckle", "tray"]
+SEEDS = (0, 1000)  # two scenes for every table and colour pair
+
+
+def _near(d: Die, die: PlacedDie, reach: float) -> bool:
+    return math.hypot(d.center[0] - die.center[0], d.center[1] - die.center[1]) < reach * die.size
+
+
+def _frame(trouble: str, kind: str, colour: int, seed: int) -> tuple[int, bool]:
+    """(confident readings of the trouble die, every sharp die read right and sure) for one scene."""
+    seed += 100 * KINDS.index(kind) + 10 * colour + len(trouble)
+    rng = np.random.default_rng(seed)
+    size = float(rng.uniform(40, 80))
+    values = [int(v) for v in rng.integers(1, 7, 3)]
+    img, placed, bad = trouble_scene(640, 480, values, size, rng, trouble, kind, [DICE_COLOURS[colour]])
+    sure = [d for d in read_dice(img) if d.confidence >= 0.5]
+    refused = sum(1 for d in sure if _near(d, bad, 0.75))
+    sharp = all(any(_near(d, p, 1 / 3) and d.value == p.value for d in sure) for p in placed)
+    return refused, sharp
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, list[tuple[str, int, int, int, bool]]]:
+    out: dict[str, list[tuple[str, int, int, int, bool]]] = {}
+    for trouble in ("cocked", "hidden", "blurred"):
+        out[trouble] = [
+            (kind, colour, seed, *_frame(trouble, kind, colour, seed))
+            for kind in KINDS
+            for colour in range(len(DICE_COLOURS))
+            for seed in SEEDS
+        ]
+    return out
+
+
+# Most troubled dice must be refused on every table and with every colour pair.
+# The figures allowed are those measured (70 scenes each): the few left are a
+# cocked black die whose top merges with its side face, a blurred die read off
+# its centre, and hidden dice whose hand or object joins them too thinly or is
+# too like the table (both scenes of a hand over a red die on the wooden table).
+MISSED_AT_MOST = {"cocked": 1, "blurred": 1, "hidden": 5}
+
+
+@pytest.mark.parametrize("trouble", ["cocked", "hidden", "blurred"])
+def test_troubled_die_is_refused(outcomes: dict, trouble: str) -> None:
+    missed = [(kind, colour, seed) for kind, colour, seed, confident, _ in outcomes[trouble] if confident]
+    assert len(missed) <= MISSED_AT_MOST[trouble], missed
+
+
+@pytest.mark.parametrize("trouble", ["cocked", "hidden", "blurred"])
+def test_sharp_dice_beside_it_are_still_read(outcomes: dict, trouble: str) -> None:
+    wrong = [(kind, colour, seed) for kind, colour, seed, _, sharp in outcomes[trouble] if not sharp]
+    # one of the 70 hidden scenes has a sharp die just clear of the hand's palm,
+    # which joins it and is refused with it
+    assert len(wrong) <= (1 if trouble == "hidden" else 0), wrong
+
+
+@pytest.mark.parametrize("kind", ["plain", "wood", "cloth", "speckle"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rolling_frame_has_no_confident_die(kind: str, seed: int) -> None:
+    # (the printed tray is left out: its text gives phantom dice with or without a roll)
+    rng = np.random.default_rng(seed * 10 + len(kind))
+    img, dice = rolling_scene(
+        640, 480, [int(v) for v in rng.integers(1, 7, 5)], float(rng.uniform(40, 80)), rng, kind
+    )
+    assert [d for d in read_dice(img) if d.confidence >= 0.5] == []
+    assert all(d.trouble == "blurred" and 0.3 <= d.amount <= 0.7 for d in dice)
+
+
+def _sure_dice(img: np.ndarray, placed: list[PlacedDie]) -> list[Die]:
+    """Readings of ``placed`` as a reader gives them: the die's box, fully sure."""
+    return [Die(p.value, p.box, 1.0) for p in placed]
+
+
+def test_the_checks_name_what_they_see() -> None:
+    rng = np.random.default_rng(3)
+    img = background(640, 480, "plain", rng)
+    flat = draw_die(img, 5, (120, 120), 60, 20.0)
+    cocked = draw_cocked_die(img, 6, (320, 120), 60, 5.0, 40.0)
+    hidden = hide_die(img, draw_die(img, 4, (520, 140), 60, 10.0), 0.5, rng, hand=False)
+    blurred = blur_die(img, draw_die(img, 3, (200, 360), 60, 30.0), 0.5, rng, motion=False)
+    dice = [Die(d.value, d.box, 1.0) for d in (flat, cocked, hidden, blurred)]
+    side = float(np.median([quality.die_side(d) for d in dice]))
+    cover = quality.covers(img, dice, side)
+    reasons = [quality.check(img, d, None, c).reason for d, c in zip(dice, cover, strict=True)]
+    assert reasons == ["", "cocked", "hidden", "blurred"]
+    graded = quality.grade(img, dice)
+    assert [d.confidence >= 0.5 for d in graded] == [True, False, False, False]
+    assert [d.value for d in graded] == [5, 6, 4, 3]  # the value stays; only the confidence drops
+
+
+def test_unsure_and_readable_dice_are_left_alone() -> None:
+    img, placed = scene(640, 480, [1, 2, 3, 4, 5, 6], 60, np.random.default_rng(8), "wood")
+    dice = _sure_dice(img, placed)
+    assert quality.grade(img, dice) == dice
+    unsure = [Die(d.value, d.box, 0.2) for d in dice]
+    assert quality.grade(cv2.GaussianBlur(img, (0, 0), 6), unsure) == unsure
+    assert quality.grade(img, []) == []
+
+
+def test_a_blurred_copy_of_a_sharp_frame_is_refused() -> None:
+    img, placed = scene(640, 480, [2, 3, 5], 50, np.random.default_rng(9), "cloth")
+    dice = _sure_dice(img, placed)
+    for frame in (
+        cv2.GaussianBlur(img, (0, 0), 5),
+        cv2.cvtColor(cv2.GaussianBlur(img, (0, 0), 5), cv2.COLOR_BGR2GRAY),
+    ):
+        assert all(d.confidence < 0.5 for d in quality.grade(frame, dice))
+
+
+def test_trouble_scenes_are_what_they_say() -> None:
+    for trouble, low, high in (("cocked", 30, 50), ("hidden", 0.25, 0.75), ("blurred", 0.25, 0.6)):
+        a = trouble_scene(640, 480, [1, 6], 50, np.random.default_rng(1), trouble, "wood")
+        b = trouble_scene(640, 480, [1, 6], 50, np.random.default_rng(1), trouble, "wood")
+        assert np.array_equal(a[0], b[0])  # one seed, one frame
+        img, placed, bad = a
+        assert bad.trouble == trouble and low <= bad.amount <= high
+        assert [p.value for p in placed] == [1, 6]
+        assert all(math.hypot(p.center[0] - bad.center[0], p.center[1] - bad.center[1]) > 50 for p in placed)

@@ -1,0 +1,507 @@
+"""Refusing dice whose top face cannot be read with confidence.
+
+A die cocked against the tray wall or another die, a die half hidden under a
+hand or an object, and a blurred die (still rolling, or out of focus) can each
+be read with a confident but unfounded value. ``grade`` looks at every
+confident reading once more, with four cheap checks on the frame itself, and
+lowers the confidence of a die that fails one below 0.5, so that the table
+asks for a re-roll instead of guessing:
+
+* sharpness: the die's edges, along their blurriest direction, must not be
+  spread over more than a few pixels;
+* a square top face: the face, segmented by its own colour, must not be
+  foreshortened like the top of a leaning die;
+* nothing lying over the die: the die's body must not run into a large piece of
+  foreground that no die accounts for (a hand, a phone, a dice cup);
+* a die's body: the middle of the face is one colour with a few pips that
+  stand out from it, and that colour fills a block about as wide as a die
+  around the centre; the holes of printed letters and the cells of a play
+  mat, read as pips, fail this.
+
+Every threshold below was set on the byler-d6 TRAIN photos (never on test) and
+on the rendered scenes of ``vision.synth``; the comment of each gives the
+figures that set it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+if TYPE_CHECKING:
+    from vision.reader import Die
+
+# Confidence given to a die that fails a check: below the 0.5 a die needs to
+# be counted, so the table asks for a re-roll.
+REFUSED = 0.3
+SURE = 0.5  # readings below this are unsure already and are left alone
+
+# All sizes below are in die sides, taken as the side of the reading's box:
+# the readers' boxes are what every reading has.
+
+# --- sharpness -------------------------------------------------------------------
+# Edge width = grey range of the face / the strongest grey step per pixel,
+# measured along 0, 45, 90 and 135 degrees and taken in the worst direction, so
+# that a streak in any direction counts. On the 1355 confident train readings
+# of real dice it was 1.2-5.6 px (99th percentile 4.8); on rendered dice
+# streaked by 0.3-0.6 of their side or defocused by 0.25-0.45 it was 6.7 px and
+# more in 95% of readings, on sharp rendered dice 2.2-5.2 px.
+BLUR_WINDOW = 0.45  # half side of the measured window
+BLUR_EDGE_PX = 6.3
+EDGE_RANK = 0.8  # the same as the 99th percentile up to dice about 100 px across
+# A large die (250 px) with a 7 px edge is still sharp, so the edge must also
+# be wide for the die (train: 0.03-0.26 of the side; blurred renders: 0.04-0.42).
+BLUR_EDGE_SIDE = 0.06
+
+# --- square top face ---------------------------------------------------------------
+# The top face is the region of the face's colour (the median colour around the
+# reading's centre) connected to that centre; the minimum-area rectangle of its
+# convex hull must be square. Colours are grey (0-255) and two colour-opponent
+# axes, on the scale of 8-bit Lab. The tolerance follows the face's own spread
+# (2.5 x its median distance from the median colour, within 6-15): with a cap
+# of 20 the side faces of real green dice, lit almost like their tops, joined
+# the top and made it look foreshortened.
+FACE_TOLERANCE = (6.0, 15.0)
+FACE_SPREAD = 2.5
+# A leaning die's top face is foreshortened by cos(tilt): clean readings of
+# rendered dice cocked 30-50 degrees gave aspects 0.47-0.834. On train 1 of
+# 1288 right readings (a green die, see above) and 1 of 67 wrong ones had a
+# clean face under 0.85.
+FACE_ASPECT = 0.85
+# Only a clean segmentation is trusted: the region fills its convex hull and
+# the hull fills its rectangle (cocked renders: 95% above 0.945), and it is
+# about a die's size (not a merged neighbour, not a fragment of a marbled face).
+FACE_FILL = 0.93
+FACE_SOLID = 0.95
+FACE_LONG = (0.6, 1.3)  # a cocked die's top may be larger than its reading's box
+# The face is looked at with about this many pixels per die side (larger dice
+# are shrunk by an integer factor: cheaper, and with 32 two more cocked renders
+# of 70 came out unclean).
+FACE_PX = 48.0
+
+# --- nothing over the die --------------------------------------------------------------
+# Foreground, on a copy shrunk by an integer factor to at least WORK_PX pixels
+# per die side: a colour
+# FG_CHROMA (~Lab units) from the table's (the frame's median colour: a hand
+# over a die is too large for a local median), a coloured pixel FG_LIGHTER
+# lighter than the table (a hand on a wooden table has the wood's hue), or one
+# darker than FG_DARKER of the table's lightness (a phone, a dice cup; cast
+# shadows are lighter than that). The shaded inner walls of the train trays
+# differ from their floor by lightness and a slight blue tint (up to ~12):
+# neither counts.
+WORK_PX = 16.0
+FG_CHROMA = 20.0
+FG_LIGHTER = 18.0
+FG_COLOURED = 25.0
+FG_DARKER = 0.55
+WALL_RUN = 5.0  # straight runs this long are tray walls or table edges, as in vision.faces
+# The foreground joined to a die, outside its own box and outside the boxes of
+# the other readings at least EXPLAINS sure, counted where it is at least
+# THICK wide (fingers, die rims and thin wall shading are not), within
+# COVER_REACH of the die's centre. On train it was at most 1.12 die areas for
+# right readings (99th percentile 0.58) and 0.64 for wrong ones; on half-hidden
+# rendered dice read confidently it was above 1.3 for 19 of 24.
+COVER = 1.3
+COVER_REACH = 2.5
+THICK = 0.7
+EXPLAINS = 0.3
+OWN_INNER = 0.15  # what touches the die's box shrunk by this share on each side touches the die
+
+# --- a die's body ----------------------------------------------------------------------
+# Looked at around the reading's centre, with the side the reader measured or
+# BOX_TO_SIDE x the box's side if larger (a box is up to 1.4 sides for a turned
+# die; 0.75 is the median ratio on train). Colours are distances from the
+# median colour of a disc of BODY_DISC sides' radius, inside the face however
+# the die is turned. Figures: 1386 confident right readings of the train
+# photos, 564 right readings of dice rendered on every table kind at 25-250 px,
+# and 393 confident readings of empty rendered tables (78 on printed trays, 177
+# on printed boards, 98 on play mats, 40 on stained tables), all as refused by
+# the other checks first.
+# * A face of 1-3 pips is mostly its own colour: within BODY_CORE sides of the
+#   centre (outside BODY_ONE_PIP for a 1) the 75th percentile distance from the
+#   median colour over the 97th (at least 2 x BODY_CONTRAST: a face without
+#   pips there is only noise) was at most 0.732 on right train readings and
+#   0.652 on rendered ones; above BODY_MIXED on 34 of 78 phantom readings of
+#   printed trays and 50 of 177 of printed boards, where the disc holds letters
+#   and the tray in like shares. (With more pips they fill too much of the disc
+#   to tell.)
+# * Pips stand out from the face: the face's tolerance, half the disc's 97th
+#   percentile distance (or 3 x its median, for a noisy face), must reach
+#   BODY_CONTRAST (right train readings: 21.2 and more, rendered: 50); not so
+#   on 15 of 40 phantom readings of stained tables.
+# * The face's colour (within that tolerance), its outline filled, must hold a
+#   disc of BODY_INSCRIBED sides' radius near the centre: at least 0.319 on
+#   right train readings, under 0.29 on 89 of 98 phantom readings of play mats
+#   (a grid line or a cell's corner) and 63 of 177 of printed boards (a stroke).
+# * A 1's pip is a blob of its own (see BODY_ONE_ARMS): this refused 41 of the
+#   42 phantom readings the tests above left on the empty play mats of
+#   tests/test_vision_empty.py (crossings of the mat's lines read as 1s), and no
+#   right reading of train photos or renders.
+BODY_DISC = 0.45
+BODY_CORE = 0.35
+BODY_MIXED = 0.75
+BODY_MIXED_PIPS = 3  # the largest value the first test applies to
+BODY_ONE_PIP = 0.2  # a 1's core is a ring outside this radius (its pip: 0.11-0.13 sides)
+BODY_ONE_SPOT = 0.1  # a 1's pip is the blob most seen within this of the centre
+BODY_ONE_ARMS = 3  # right train 1s: at most 2 (2 of 238); crossings of a mat grid: 3-4
+BODY_CONTRAST = 19.0
+BODY_INSCRIBED = 0.29
+BOX_TO_SIDE = 0.75
+BODY_PX = 24.0  # pixels per die side the body is looked at with (larger dice are shrunk)
+
+
+@dataclass
+class FaceCheck:
+    """What the checks measured on one reading."""
+
+    edge_px: float = 0.0  # edge width in the blurriest direction (px)
+    edge_side: float = 0.0  # the same, in die sides
+    face_aspect: float = 1.0  # short / long side of the top face's rectangle
+    face_clean: bool = False  # the top face's segmentation is trustworthy
+    cover: float = 0.0  # unexplained foreground joined to the die, in die areas
+    mixed: float = 0.0  # the face's core: 75th over 97th percentile distance from its median colour
+    contrast: float = 0.0  # the pips' contrast on the face (the tolerance of the face's colour)
+    inscribed: float = 1.0  # the face's widest disc near the centre, radius in die sides
+    reason: str = ""  # "blurred", "cocked", "hidden", "no body", or "" when readable
+
+
+def _box_side(box: list[float]) -> float:
+    return 0.5 * ((box[2] - box[0]) + (box[3] - box[1]))
+
+
+def _crop(image: np.ndarray, cx: float, cy: float, r: float) -> tuple[np.ndarray, int, int]:
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(cx - r)), max(0, int(cy - r))
+    x1, y1 = min(w, int(cx + r) + 1), min(h, int(cy + r) + 1)
+    return image[y0:y1, x0:x1], x0, y0
+
+
+_SUM3 = np.ones((1, 3), np.float32)
+# The face's colours: grey (0-255) and the two colour-opponent axes, on the
+# scale of OpenCV's 8-bit Lab (which costs six times as much to compute).
+_FACE_OPP = np.float32([[0.114, 0.587, 0.299], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]]) * np.float32(
+    [[1.0], [300 / 255], [300 / 255]]
+)
+
+
+def _median(values: np.ndarray) -> np.ndarray:
+    """np.median(values, axis=0), exactly, by partial sorting (np.median costs ~50 us a call)."""
+    n = len(values)
+    k = n // 2
+    if n % 2:
+        return np.partition(values, k, axis=0)[k]
+    ranked = np.partition(values, (k - 1, k), axis=0)
+    return (ranked[k - 1] + ranked[k]) / 2
+
+
+def edge_width(image: np.ndarray, cx: float, cy: float, side: float) -> float:
+    """Edge width (px) around (cx, cy) in the blurriest of four directions."""
+    crop, x0, y0 = _crop(image, cx, cy, BLUR_WINDOW * side + 1)
+    if crop.shape[0] < 4 or crop.shape[1] < 4:
+        return 0.0
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    n = grey.size
+    lo, hi = int(0.02 * (n - 1)), int(0.98 * (n - 1))
+    ranked = np.partition(grey.ravel(), (lo, hi))
+    spread = float(ranked[hi]) - float(ranked[lo])
+    if spread <= 1.0:
+        return 0.0  # a flat patch: nothing to judge
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    d = math.sqrt(0.5)
+    steps = np.stack([gx.ravel(), gy.ravel(), (gx + gy).ravel() * d, (gx - gy).ravel() * d])
+    # The step at the 99th percentile of the window; on a large die the edges
+    # (outline, pips' rims) are fewer than 1% of the window's pixels, so the rank
+    # is capped at EDGE_RANK x side, about their length. (Uncapped, a sharp die
+    # 180 px across measured 12 px.)
+    k = n - max(3, min(n // 100, int(EDGE_RANK * side)))
+    weakest = float(np.partition(np.abs(steps), k, axis=1)[:, k].min()) / 8.0  # Sobel sums 8 per pixel
+    return spread / max(weakest, 1e-3)
+
+
+def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, bool]:
+    """(aspect, clean) of the top face region grown from (cx, cy); clean is judged for non-square faces."""
+    crop, x0, y0 = _crop(image, cx, cy, 0.9 * side)
+    if crop.shape[0] < 6 or crop.shape[1] < 6:
+        return 1.0, False
+    # the shape needs no more than about FACE_PX pixels per die side (an integer
+    # shrink factor keeps the resize on OpenCV's fast path)
+    shrink = max(1, int(side / FACE_PX))
+    if shrink > 1:
+        size = (crop.shape[1] // shrink, crop.shape[0] // shrink)
+        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    else:
+        crop = cv2.GaussianBlur(crop, (3, 3), 0)
+    px, py, side = (cx - x0) / shrink, (cy - y0) / shrink, side / shrink
+    col = cv2.transform(crop.astype(np.float32), _FACE_OPP)
+    q = max(1, int(0.2 * side))
+    core = col[max(0, int(py) - q) : int(py) + q + 1, max(0, int(px) - q) : int(px) + q + 1].reshape(-1, 3)
+    core = core[:: max(1, len(core) // 200)]
+    face = _median(core)
+    spread = float(_median(np.sqrt(((core - face) ** 2).sum(-1))))
+    tol = min(max(FACE_SPREAD * spread, FACE_TOLERANCE[0]), FACE_TOLERANCE[1])
+    diff = cv2.subtract(col, (float(face[0]), float(face[1]), float(face[2]), 0.0))
+    dist2 = cv2.transform(cv2.multiply(diff, diff), _SUM3)
+    n, labels = cv2.connectedComponents(cv2.compare(dist2, tol * tol, cv2.CMP_LT), connectivity=4)
+    q = max(1, int(0.3 * side))
+    centre = labels[max(0, int(py) - q) : int(py) + q + 1, max(0, int(px) - q) : int(px) + q + 1]
+    counts = np.bincount(centre.ravel(), minlength=n)
+    counts[0] = 0
+    if n <= 1 or counts.max() == 0:
+        return 1.0, False
+    region = (labels == int(counts.argmax())).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    outline = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(outline)
+    (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+    long_side, short_side = max(rw, rh), min(rw, rh)
+    if short_side <= 0:
+        return 1.0, False
+    if short_side / long_side >= FACE_ASPECT:
+        return short_side / long_side, True  # square: how clean matters not (and is not judged)
+    if region[0].any() or region[-1].any() or region[:, 0].any() or region[:, -1].any():
+        return short_side / long_side, False  # runs out of the window: not one face
+    hull_area = cv2.contourArea(hull)
+    filled = np.zeros_like(region)
+    cv2.drawContours(filled, [outline], -1, 1, -1)
+    clean = (
+        hull_area / (rw * rh) > FACE_FILL
+        and float(np.count_nonzero(filled)) / max(hull_area, 1.0) > FACE_SOLID
+        and FACE_LONG[0] * side < long_side < FACE_LONG[1] * side
+    )
+    return short_side / long_side, clean
+
+
+def _rank(values: np.ndarray, shares: tuple[float, ...]) -> list[float]:
+    """The values at these shares (0-1) of the ranked ``values`` (nearest rank: cheaper than percentile)."""
+    n = len(values) - 1
+    ks = [round(share * n) for share in shares]
+    ranked = np.partition(values, ks)
+    return [float(ranked[k]) for k in ks]
+
+
+def _middle(colours: np.ndarray) -> np.ndarray:
+    """Per-channel median (upper middle) of (n, 3) colours."""
+    k = len(colours) // 2
+    return np.partition(colours, k, axis=0)[k]
+
+
+def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -> tuple[float, float, float]:
+    """(mixed, contrast, inscribed) of the body of a die showing ``value`` around (cx, cy); see BODY_MIXED."""
+    crop, x0, y0 = _crop(image, cx, cy, 0.5 * side + 1)
+    if crop.shape[0] < 6 or crop.shape[1] < 6:
+        return 0.0, 255.0, 1.0
+    # (an integer shrink factor keeps the resize on OpenCV's fast path)
+    shrink = max(1, int(side / BODY_PX))
+    if shrink > 1:
+        crop = cv2.resize(
+            crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
+        )
+    px, py, s = (cx - x0) / shrink, (cy - y0) / shrink, side / shrink
+    col = cv2.transform(crop.astype(np.float32), _FACE_OPP)
+    h, w = col.shape[:2]
+    r2 = ((np.arange(w) - px) ** 2)[None, :] + ((np.arange(h) - py) ** 2)[:, None]
+    disc = r2 < (BODY_DISC * s) ** 2
+    inside = col[disc]
+    if len(inside) < 4:
+        return 0.0, 255.0, 1.0
+    face = _middle(inside)
+    diff = cv2.subtract(col, (float(face[0]), float(face[1]), float(face[2]), 0.0))
+    dist = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), _SUM3))
+    median, far = _rank(dist[disc], (0.5, 0.97))
+    far = max(far, 1.0)
+    tol = max(0.5 * far, 3.0 * median, 12.0)
+    mixed = 0.0
+    centre = col[:0]
+    if value <= BODY_MIXED_PIPS:
+        core_disc = r2 < (BODY_CORE * s) ** 2
+        if value == 1:  # the one pip is large, and a side measured short would let it fill the disc
+            core_disc &= r2 >= (BODY_ONE_PIP * s) ** 2
+        centre = col[core_disc]
+    if len(centre) >= 4:
+        c75, c97 = _rank(np.sqrt(((centre - _middle(centre)) ** 2).sum(-1)), (0.75, 0.97))
+        # (a face without pips in it is only noise, whose percentiles are alike)
+        mixed = c75 / max(c97, 2.0 * BODY_CONTRAST)
+    if value == 1 and mixed <= BODY_MIXED:
+        # A 1's pip is a blob of its own: what stands out from the face (by half
+        # the contrast) at the centre must not run out to the disc's edge in
+        # several arms, as where lines of a grid cross or strokes of a letter meet.
+        n, labels = cv2.connectedComponents(cv2.compare(dist, 0.5 * far, cv2.CMP_GT), connectivity=8)
+        q = max(1, int(BODY_ONE_SPOT * s))
+        ix, iy = int(px), int(py)
+        spot = labels[max(0, iy - q) : iy + q + 1, max(0, ix - q) : ix + q + 1]
+        spot = spot[spot > 0]
+        if len(spot):
+            rim = (labels == int(np.bincount(spot).argmax())) & (r2 >= (BODY_DISC * s) ** 2)
+            if cv2.connectedComponents(rim.astype(np.uint8), connectivity=8)[0] - 1 >= BODY_ONE_ARMS:
+                mixed = 1.0
+    if mixed > BODY_MIXED or tol < BODY_CONTRAST:
+        return mixed, tol, 1.0  # refused already: the face's extent needs no measuring
+    near = cv2.compare(dist, tol, cv2.CMP_LE)
+    n, labels = cv2.connectedComponents(near, connectivity=4)
+    core = labels[disc & (near > 0)]
+    if n <= 1 or len(core) == 0:
+        return mixed, tol, 0.0
+    region = (labels == int(np.bincount(core).argmax())).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(filled[1:-1, 1:-1], [max(contours, key=cv2.contourArea)], -1, 1, -1)
+    reach = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[1:-1, 1:-1]
+    q = max(1, int(0.12 * s))
+    ix, iy = int(px), int(py)
+    inscribed = float(reach[max(0, iy - q) : iy + q + 1, max(0, ix - q) : ix + q + 1].max()) / s
+    return mixed, tol, inscribed
+
+
+def check(image: np.ndarray, die: Die, side: float | None = None, cover: float = 0.0) -> FaceCheck:
+    """Judge one reading of ``image`` (BGR).
+
+    ``side`` defaults to ``die_side``; ``cover`` comes from ``covers``. The
+    result's ``reason`` names the first check that failed, if any.
+    """
+    side = float(side or die_side(die))
+    cx, cy = die.center
+    out = FaceCheck(cover=cover)
+    if side < 4:
+        return out
+    out.edge_px = edge_width(image, cx, cy, side)
+    out.edge_side = out.edge_px / side
+    out.face_aspect, out.face_clean = top_face(image, cx, cy, side)
+    if out.edge_px > BLUR_EDGE_PX and out.edge_side > BLUR_EDGE_SIDE:
+        out.reason = "blurred"
+    elif out.face_clean and out.face_aspect < FACE_ASPECT:
+        out.reason = "cocked"
+    elif cover > COVER:
+        out.reason = "hidden"
+    else:
+        face_side = max(die.side, BOX_TO_SIDE * side)
+        out.mixed, out.contrast, out.inscribed = body(image, cx, cy, face_side, die.value)
+        mixed = out.mixed > BODY_MIXED and die.value <= BODY_MIXED_PIPS
+        if mixed or out.contrast < BODY_CONTRAST or out.inscribed < BODY_INSCRIBED:
+            out.reason = "no body"
+    return out
+
+
+def _bgr(image: np.ndarray) -> np.ndarray:
+    if image.dtype != np.uint8:
+        image = np.clip(image, 0, 255).astype(np.uint8)
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return np.ascontiguousarray(image)
+
+
+def die_side(die: Die) -> float:
+    """The die's side in pixels, as the checks take it: its box's."""
+    return _box_side(die.box)
+
+
+def grade(image: np.ndarray, dice: list[Die]) -> list[Die]:
+    """``dice`` with the confidence of every unreadable confident die lowered to ``REFUSED``."""
+    sure = [i for i, d in enumerate(dice) if d.confidence >= SURE]
+    if not sure:
+        return dice
+    img = _bgr(image)
+    side = float(np.median([die_side(dice[i]) for i in sure]))
+    cover = covers(img, dice, side, sure)
+    out = list(dice)
+    for i in sure:
+        d = dice[i]
+        if check(img, d, die_side(d), cover[i]).reason:
+            out[i] = replace(d, confidence=min(d.confidence, REFUSED))
+    return out
+
+
+# Grey lightness (0-100) and two colour-opponent axes (red-green, yellow-blue),
+# roughly in Lab units: one cv2.transform instead of a uint8 Lab conversion.
+_OPP = np.float32([[0.114, 0.587, 0.299], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]]) * np.float32(
+    [[100 / 255], [300 / 255], [300 / 255]]
+)
+
+
+def foreground(work: np.ndarray, side: float) -> np.ndarray:
+    """Pixels of ``work`` (BGR) that differ from the table, as 0/1; ``side`` is a die's side there.
+
+    The table is the frame's median colour: a hand or an object over a die is
+    a large part of the frame and would pass as table in a local median. Long
+    straight bands (tray walls, table edges) are not objects over a die.
+    """
+    opp = cv2.transform(work.astype(np.float32), _OPP)
+    table = _median(opp.reshape(-1, 3)[:: max(1, opp.shape[0] * opp.shape[1] // 600)])
+    light, c1, c2 = cv2.split(opp)
+    chroma = cv2.magnitude(c1 - float(table[1]), c2 - float(table[2]))
+    coloured = cv2.magnitude(c1, c2) > FG_COLOURED
+    fg = ((light - float(table[0]) > FG_LIGHTER) & coloured) | (chroma > FG_CHROMA)
+    fg |= light < FG_DARKER * float(table[0])
+    fg = fg.astype(np.uint8)
+    run = int(WALL_RUN * side)
+    if run < min(fg.shape):
+        walls = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((1, run), np.uint8))
+        walls |= cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))
+        fg &= 1 - cv2.dilate(walls, np.ones((3, 3), np.uint8))
+    return fg
+
+
+def covers(image: np.ndarray, dice: list[Die], side: float, which: list[int] | None = None) -> list[float]:
+    """Per die (or per die of ``which``; 0 for the others): foreground joined to it that no
+    other die explains, in die areas; ``side`` is the frame's die side."""
+    h, w = image.shape[:2]
+    n = max(1, int(side / WORK_PX))
+    # (linear, not area, interpolation: 0.06 against 0.4 ms a frame, and the
+    # foreground is only looked at in pieces at least THICK wide)
+    work = cv2.resize(image, (max(1, w // n), max(1, h // n))) if n > 1 else image
+    k = 1.0 / n
+    fg = foreground(work, side * k)
+    s = side * k
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(round(THICK * s)) | 1),) * 2)
+    thick_all = cv2.morphologyEx(fg, cv2.MORPH_OPEN, kernel)
+    out = [0.0] * len(dice)
+    for i in range(len(dice)) if which is None else which:
+        d = dice[i]
+        cx, cy = d.center[0] * k, d.center[1] * k
+        r = COVER_REACH * s
+        x0, y0 = max(0, int(cx - r)), max(0, int(cy - r))
+        x1, y1 = min(fg.shape[1], int(cx + r) + 1), min(fg.shape[0], int(cy + r) + 1)
+        win = fg[y0:y1, x0:x1].copy()
+        thick = thick_all[y0:y1, x0:x1].copy()
+        for j, o in enumerate(dice):
+            if j == i or o.confidence < EXPLAINS:
+                continue
+            bx0, by0, bx1, by1 = (v * k for v in o.box)
+            g = 0.1 * (bx1 - bx0)
+            cut = (
+                slice(max(0, int(by0 - g - y0)), max(0, int(by1 + g - y0) + 1)),
+                slice(max(0, int(bx0 - g - x0)), max(0, int(bx1 + g - x0) + 1)),
+            )
+            win[cut] = 0
+            thick[cut] = 0
+        # Pieces are joined through thin bridges (a finger over the die, the die's
+        # rim), but only the thick part of the foreground outside the die's own
+        # box is counted: a die on its own has none.
+        bx0, by0, bx1, by1 = (v * k for v in d.box)
+        own = (
+            slice(max(0, int(by0 - y0)), max(0, int(by1 - y0) + 1)),
+            slice(max(0, int(bx0 - x0)), max(0, int(bx1 - x0) + 1)),
+        )
+        thick[own] = 0
+        if not thick.any():
+            continue  # nothing to count, whatever joins the die
+        n, labels = cv2.connectedComponents(cv2.dilate(win, np.ones((3, 3), np.uint8)), connectivity=8)
+        m = OWN_INNER * (bx1 - bx0)
+        inner = labels[
+            max(0, int(by0 + m - y0)) : max(0, int(by1 - m - y0) + 1),
+            max(0, int(bx0 + m - x0)) : max(0, int(bx1 - m - x0) + 1),
+        ]
+        touching = np.unique(inner)
+        touching = touching[touching > 0]
+        if len(touching):
+            joins = np.zeros(n, bool)
+            joins[touching] = True
+            joined = joins[labels] & (thick > 0)
+            out[i] = float(np.count_nonzero(joined)) / s**2
+    return out
