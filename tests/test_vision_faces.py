@@ -194,6 +194,26 @@ def test_outline_seeds_need_pip_edges_at_the_centre() -> None:
     assert sorted(round(x / 0.5 / 150) for x, _, _ in found) == [1, 2, 3, 4]
 
 
+def test_faint_outlines_are_seeded_at_the_lower_edge_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    # die-sized squares a little lighter than the table, blurred as a camera
+    # blurs them, with a dark pip at the centre: their outline stays under the
+    # first edge level everywhere and is found only at the second
+    def work(step: int) -> np.ndarray:
+        img = np.full((240, 320, 3), 180, np.uint8)
+        for x in (60, 160, 260):
+            cv2.rectangle(img, (x - 11, 109), (x + 11, 131), (180 + step,) * 3, -1)
+            cv2.circle(img, (x, 120), 3, (30, 30, 30), -1)
+        return cv2.GaussianBlur(img, (0, 0), 1.5)
+
+    found = faces._outline_seeds(work(50), [], 0.5, 22.0)
+    assert sorted(round(x) for x, _, _ in found) == [60, 160, 260]
+    assert all(abs(y - 120) < 2 and 18 < side < 30 for _, y, side in found)
+    # each square is seeded once, though both levels see the stronger outline
+    assert len(faces._outline_seeds(work(90), [], 0.5, 22.0)) == 3
+    monkeypatch.setattr(faces, "OUTLINE_EDGES", faces.OUTLINE_EDGES[:1])
+    assert faces._outline_seeds(work(50), [], 0.5, 22.0) == []
+
+
 def dim_red_pips(value: int, size: float, seed: int) -> np.ndarray:
     """A dark die whose dull red pips, blurred, differ from it by only ~10 Lab units."""
     rng = np.random.default_rng(seed)
