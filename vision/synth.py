@@ -49,6 +49,23 @@ class PlacedDie:
         return [cx - half, cy - half, cx + half, cy + half]
 
 
+def _sensor_noise(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The camera's faint noise over a finished frame."""
+    return np.clip(img.astype(np.float32) + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+
+
+def _free_spot(
+    width: int, height: int, size: float, placed: list[PlacedDie], spacing: float, rng: np.random.Generator
+) -> tuple[float, float]:
+    """A die's centre at least ``spacing`` die sides from every die in ``placed``."""
+    for _ in range(200):
+        cx = float(rng.uniform(size, width - size))
+        cy = float(rng.uniform(size, height - size))
+        if all(math.hypot(cx - d.center[0], cy - d.center[1]) > size * spacing for d in placed):
+            return cx, cy
+    raise ValueError("no room for every die at this size")
+
+
 def background(width: int, height: int, kind: str, rng: np.random.Generator) -> np.ndarray:
     """A table surface: plain, wood grain, woven cloth, speckled or a printed tray."""
     if kind == "plain":
@@ -152,7 +169,7 @@ def _printed(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
         else:  # a stripe
             end = (x + int(rng.integers(-200, 200)), y + int(rng.integers(-200, 200)))
             cv2.line(img, (x, y), end, col, int(rng.integers(2, 12)), cv2.LINE_AA)
-    img = np.clip(img.astype(np.float32) + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+    img = _sensor_noise(img, rng)
     return img
 
 
@@ -273,16 +290,10 @@ def scene(
     placed: list[PlacedDie] = []
     colours = colours or DICE_COLOURS
     for value in values:
-        for _ in range(200):
-            cx = float(rng.uniform(size, width - size))
-            cy = float(rng.uniform(size, height - size))
-            if all(math.hypot(cx - d.center[0], cy - d.center[1]) > size * 1.6 for d in placed):
-                break
-        else:
-            raise ValueError("no room for every die at this size")
+        cx, cy = _free_spot(width, height, size, placed, 1.6, rng)
         body, pip = colours[int(rng.integers(0, len(colours)))]
         placed.append(draw_die(img, value, (cx, cy), size, float(rng.uniform(0, 90)), body, pip))
-    img = np.clip(img.astype(np.float32) + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+    img = _sensor_noise(img, rng)
     return img, placed
 
 
@@ -592,7 +603,7 @@ def trouble_scene(
             raise ValueError("no room for every die at this size")
         b, p = colours[int(rng.integers(0, len(colours)))]
         placed.append(draw_die(img, v, die.center, size, die.angle, b, p))
-    img = np.clip(img.astype(np.float32) + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+    img = _sensor_noise(img, rng)
     return img, placed, bad
 
 
@@ -608,15 +619,9 @@ def rolling_scene(
     img = background(width, height, kind, rng)
     dice: list[TroubleDie] = []
     for value in values:
-        for _ in range(200):
-            cx = float(rng.uniform(size, width - size))
-            cy = float(rng.uniform(size, height - size))
-            if all(math.hypot(cx - d.center[0], cy - d.center[1]) > size * 1.8 for d in dice):
-                break
-        else:
-            raise ValueError("no room for every die at this size")
+        cx, cy = _free_spot(width, height, size, dice, 1.8, rng)
         body, pip = DICE_COLOURS[int(rng.integers(0, len(DICE_COLOURS)))]
         flat = draw_die(img, value, (cx, cy), size, float(rng.uniform(0, 90)), body, pip)
         dice.append(blur_die(img, flat, float(rng.uniform(0.3, 0.7)), rng, motion=True))
-    img = np.clip(img.astype(np.float32) + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+    img = _sensor_noise(img, rng)
     return img, dice
