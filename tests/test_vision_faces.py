@@ -66,13 +66,18 @@ def merged_six(size: float, pip_radius: float, seed: int) -> np.ndarray:
     return np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
 
 
-def test_pip_columns_merged_into_bars_are_cut(monkeypatch: pytest.MonkeyPatch) -> None:
-    frames = [
+def merged_sixes() -> list[tuple[int, np.ndarray]]:
+    """27 small red-pipped 6s whose pip columns merge: 3 sizes x 3 pip radii x 3 seeds."""
+    return [
         (6, merged_six(size, radius, seed))
         for size in (22, 26, 30)
         for radius in (0.1, 0.11, 0.12)
         for seed in range(3)
     ]
+
+
+def test_pip_columns_merged_into_bars_are_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    frames = merged_sixes()
     with_split = right_reads(frames)
     # 15 of these 27 are read right with bars cut into pips, 9 without
     assert with_split >= 13
@@ -106,12 +111,7 @@ def test_templates_read_pip_maps(value: int) -> None:
 
 
 def test_templates_settle_faces_the_blob_fit_left_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
-    frames = [
-        (6, merged_six(size, radius, seed))
-        for size in (22, 26, 30)
-        for radius in (0.1, 0.11, 0.12)
-        for seed in range(3)
-    ]
+    frames = merged_sixes()
     # (the second reading on a larger crop settles them all by itself)
     monkeypatch.setattr(faces, "RETRY_SIDE", 0.0)
     with_templates = right_reads(frames)
