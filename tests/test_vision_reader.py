@@ -104,20 +104,6 @@ def test_large_frames_are_labelled_with_wide_labels() -> None:
     assert values(reader.read_dice(img)) == [2, 5]
 
 
-def test_fast_medians_and_percentiles_match_numpy() -> None:
-    from vision.reader import _median, _percentiles
-
-    rng = np.random.default_rng(0)
-    for n in range(1, 30):
-        v = np.round(rng.random(n) * 40, 1)
-        assert _median(v) == np.median(v)
-        assert _percentiles(v, (20, 80)) == list(np.percentile(v, [20, 80]))
-        faces = rng.random((n, 3)).astype(np.float32)
-        assert np.array_equal(_median(faces, axis=0), np.median(faces, axis=0))
-        rings = rng.random((4, n, 3)).astype(np.float32)
-        assert np.array_equal(_median(rings, axis=1), np.median(rings, axis=1))
-
-
 def test_blob_moments_and_core_means_match_opencv() -> None:
     import cv2
 

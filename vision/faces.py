@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision import pixels
 from vision.reader import Die
 
 # ------------------------------------------------------------------ tunables
@@ -229,8 +230,6 @@ _LAYOUTS = {
 }
 _LAYOUTS = {n: [np.array(v, np.float32) for v in vs] for n, vs in _LAYOUTS.items()}
 _LAYOUT_RMS = {n: [float(np.sqrt((T**2).sum(1).mean())) or 1.0 for T in vs] for n, vs in _LAYOUTS.items()}
-# opponent colour space from BGR: lightness, red-green, yellow-blue (~Lab scale)
-_OPP = np.float32([[0.114, 0.587, 0.299], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]])
 _K3 = np.ones((3, 3), np.uint8)
 _KPIP = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (PIP_TOPHAT, PIP_TOPHAT))
 _gx, _gy = np.meshgrid([-1, 0, 1], [-1, 0, 1])
@@ -260,17 +259,6 @@ _TEMPL = {
 }
 
 
-def _median_rows(a: np.ndarray) -> np.ndarray:
-    """np.median(a, axis=0) by partial sorting: the same values, several times
-    faster on the small pixel lists read here."""
-    n = len(a)
-    k = n // 2
-    if n % 2:
-        return np.partition(a, k, axis=0)[k]
-    part = np.partition(a, (k - 1, k), axis=0)
-    return (part[k - 1] + part[k]) / a.dtype.type(2)
-
-
 def _foreground(work: np.ndarray):
     h, w = work.shape[:2]
     f = BG_THUMB / max(h, w)
@@ -279,7 +267,7 @@ def _foreground(work: np.ndarray):
     bg = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
     # opponent colour space (lightness, red-green, yellow-blue), ~Lab units but
     # one cv2.transform instead of a slow uint8 Lab conversion
-    d = cv2.transform(cv2.subtract(work, bg, dtype=cv2.CV_32F), _OPP)
+    d = cv2.transform(cv2.subtract(work, bg, dtype=cv2.CV_32F), pixels.OPPONENT)
     dl, c1, c2 = cv2.split(d)
     # darker than background counts less: cast shadows are darker, not coloured
     dl = cv2.max(dl, 0) + FG_DARK_WEIGHT * cv2.min(dl, 0)
@@ -417,7 +405,7 @@ def _refine(img: np.ndarray, bg_bgr: np.ndarray, cx: float, cy: float, side: flo
     pcx, pcy = (cx - x0) * kx, (cy - y0) * ky
     q = max(1, int(side * kx * 0.25))
     c = lab[max(0, int(pcy) - q) : int(pcy) + q + 1, max(0, int(pcx) - q) : int(pcx) + q + 1]
-    ref = _median_rows(c.reshape(-1, 3))
+    ref = pixels.median(c.reshape(-1, 3))
     # nearer ref than bgl: |lab - ref|^2 < |lab - bgl|^2 is the linear test
     # lab . (bgl - ref) < (|bgl|^2 - |ref|^2) / 2 (one cv2.transform, ~30x faster)
     w = (bgl - ref).astype(np.float32).reshape(1, 3)
@@ -479,7 +467,7 @@ def _pipmaps(face: np.ndarray):
     face centre."""
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
     q = FACE // 4
-    ref = _median_rows(lab[q:-q, q:-q].reshape(-1, 3))
+    ref = pixels.median(lab[q:-q, q:-q].reshape(-1, 3))
     d = lab - ref
     # chroma counts extra: red pips on a dark-red/brown body differ mostly in hue
     c2 = PIP_CHROMA_WEIGHT**2 * (d[..., 1] ** 2 + d[..., 2] ** 2)
@@ -833,21 +821,9 @@ def read_faces(image: np.ndarray) -> list[Die]:
 
 def scan_faces(image: np.ndarray) -> FaceScan:
     """Read the dice and report how much of the foreground the readings explain."""
-    if image is None or not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
-        raise ValueError("read_faces needs a BGR image array")
-    img = image
-    if img.ndim == 3 and img.shape[2] not in (3, 4):
-        raise ValueError("read_faces needs a BGR image array")
+    img = pixels.as_bgr(image, "read_faces")
     if min(img.shape[:2]) < 8:
         return FaceScan([], 0, 0.0)
-    if img.ndim == 2:
-        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-    elif img.shape[2] == 4:
-        img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
-    if img.dtype != np.uint8:
-        img = np.clip(img, 0, 255).astype(np.uint8)
-    # (a strided view makes OpenCV's uint8 colour conversions far slower)
-    img = np.ascontiguousarray(img)
     H, W = img.shape[:2]
     f = min(1.0, WORK_SIDE / max(H, W))
     work = cv2.resize(img, (round(W * f), round(H * f)), interpolation=cv2.INTER_AREA) if f < 1 else img

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from vision import pixels
 from vision.reader import Die
 
 if TYPE_CHECKING:
@@ -95,17 +96,13 @@ def _centre(box: list[float]) -> tuple[float, float]:
     return (box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0
 
 
-def _side(box: list[float]) -> float:
-    return 0.5 * ((box[2] - box[0]) + (box[3] - box[1]))
-
-
 def pair(pip_dice: list[Die], body_dice: list[Die], frac: float = MATCH_FRAC) -> list[tuple[int, int]]:
     """Index pairs (pip, body) of readings of one die, nearest centres first."""
     candidates = []
     for i, p in enumerate(pip_dice):
-        (px, py), ps = _centre(p.box), _side(p.box)
+        (px, py), ps = _centre(p.box), pixels.box_side(p.box)
         for j, b in enumerate(body_dice):
-            (bx, by), bs = _centre(b.box), _side(b.box)
+            (bx, by), bs = _centre(b.box), pixels.box_side(b.box)
             dist = math.hypot(px - bx, py - by)
             if dist < frac * max(ps, bs):
                 candidates.append((dist, i, j))
@@ -145,15 +142,12 @@ def reread(image: np.ndarray, die: Die) -> Die | None:
 
     from vision import reader
 
-    h, w = image.shape[:2]
-    (cx, cy), side = _centre(die.box), die.side or _side(die.box)
-    r = REREAD_WINDOW * side / 2.0
-    x0, y0 = max(0, int(cx - r)), max(0, int(cy - r))
-    x1, y1 = min(w, int(cx + r) + 1), min(h, int(cy + r) + 1)
-    if x1 - x0 < 4 or y1 - y0 < 4:
+    (cx, cy), side = _centre(die.box), die.side or pixels.box_side(die.box)
+    window, x0, y0 = pixels.crop(image, cx, cy, REREAD_WINDOW * side / 2.0)
+    if min(window.shape[:2]) < 4:
         return None
     k = REREAD_UPSCALE
-    crop = cv2.resize(image[y0:y1, x0:x1], None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
+    crop = cv2.resize(window, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
     near = []
     for d in reader.read_dice(crop):
         dx, dy = _centre(d.box)
@@ -200,12 +194,12 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
     paired_b = {j for _, j in pairs}
     lone_pip = [d for i, d in enumerate(pip_dice) if i not in paired_p]
     lone_body = [d for j, d in enumerate(body_dice) if j not in paired_b]
-    sides = sorted(_side(d.box) for d in fused + lone_body + lone_pip if d.confidence >= SURE)
+    sides = sorted(pixels.box_side(d.box) for d in fused + lone_body + lone_pip if d.confidence >= SURE)
     if len(sides) >= SCALE_MIN_DICE:
         # all dice of a frame are about one size: a pip-first die far larger
         # than the others is pip-like texture grouped at the wrong scale
         typical = sides[len(sides) // 2]
-        lone_pip = [d for d in lone_pip if _side(d.box) <= SCALE_MAX * typical]
+        lone_pip = [d for d in lone_pip if pixels.box_side(d.box) <= SCALE_MAX * typical]
     for d in lone_pip + lone_body:
         fused.append(d)
         behind.append({d.value})

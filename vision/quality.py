@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision import pixels
+
 if TYPE_CHECKING:
     from vision.reader import Die
 
@@ -169,38 +171,15 @@ class FaceCheck:
     reason: str = ""  # "blurred", "cocked", "hidden", "no body", or "" when readable
 
 
-def _box_side(box: list[float]) -> float:
-    return 0.5 * ((box[2] - box[0]) + (box[3] - box[1]))
-
-
-def _crop(image: np.ndarray, cx: float, cy: float, r: float) -> tuple[np.ndarray, int, int]:
-    h, w = image.shape[:2]
-    x0, y0 = max(0, int(cx - r)), max(0, int(cy - r))
-    x1, y1 = min(w, int(cx + r) + 1), min(h, int(cy + r) + 1)
-    return image[y0:y1, x0:x1], x0, y0
-
-
 _SUM3 = np.ones((1, 3), np.float32)
 # The face's colours: grey (0-255) and the two colour-opponent axes, on the
 # scale of OpenCV's 8-bit Lab (which costs six times as much to compute).
-_FACE_OPP = np.float32([[0.114, 0.587, 0.299], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]]) * np.float32(
-    [[1.0], [300 / 255], [300 / 255]]
-)
-
-
-def _median(values: np.ndarray) -> np.ndarray:
-    """np.median(values, axis=0), exactly, by partial sorting (np.median costs ~50 us a call)."""
-    n = len(values)
-    k = n // 2
-    if n % 2:
-        return np.partition(values, k, axis=0)[k]
-    ranked = np.partition(values, (k - 1, k), axis=0)
-    return (ranked[k - 1] + ranked[k]) / 2
+_FACE_OPP = pixels.OPPONENT * np.float32([[1.0], [300 / 255], [300 / 255]])
 
 
 def edge_width(image: np.ndarray, cx: float, cy: float, side: float) -> float:
     """Edge width (px) around (cx, cy) in the blurriest of four directions."""
-    crop, x0, y0 = _crop(image, cx, cy, BLUR_WINDOW * side + 1)
+    crop, x0, y0 = pixels.crop(image, cx, cy, BLUR_WINDOW * side + 1)
     if crop.shape[0] < 4 or crop.shape[1] < 4:
         return 0.0
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
@@ -225,7 +204,7 @@ def edge_width(image: np.ndarray, cx: float, cy: float, side: float) -> float:
 
 def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, bool]:
     """(aspect, clean) of the top face region grown from (cx, cy); clean is judged for non-square faces."""
-    crop, x0, y0 = _crop(image, cx, cy, 0.9 * side)
+    crop, x0, y0 = pixels.crop(image, cx, cy, 0.9 * side)
     if crop.shape[0] < 6 or crop.shape[1] < 6:
         return 1.0, False
     # the shape needs no more than about FACE_PX pixels per die side (an integer
@@ -241,8 +220,8 @@ def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[floa
     q = max(1, int(0.2 * side))
     core = col[max(0, int(py) - q) : int(py) + q + 1, max(0, int(px) - q) : int(px) + q + 1].reshape(-1, 3)
     core = core[:: max(1, len(core) // 200)]
-    face = _median(core)
-    spread = float(_median(np.sqrt(((core - face) ** 2).sum(-1))))
+    face = pixels.median(core)
+    spread = float(pixels.median(np.sqrt(((core - face) ** 2).sum(-1))))
     tol = min(max(FACE_SPREAD * spread, FACE_TOLERANCE[0]), FACE_TOLERANCE[1])
     diff = cv2.subtract(col, (float(face[0]), float(face[1]), float(face[2]), 0.0))
     dist2 = cv2.transform(cv2.multiply(diff, diff), _SUM3)
@@ -284,15 +263,9 @@ def _rank(values: np.ndarray, shares: tuple[float, ...]) -> list[float]:
     return [float(ranked[k]) for k in ks]
 
 
-def _middle(colours: np.ndarray) -> np.ndarray:
-    """Per-channel median (upper middle) of (n, 3) colours."""
-    k = len(colours) // 2
-    return np.partition(colours, k, axis=0)[k]
-
-
 def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -> tuple[float, float, float]:
     """(mixed, contrast, inscribed) of the body of a die showing ``value`` around (cx, cy); see BODY_MIXED."""
-    crop, x0, y0 = _crop(image, cx, cy, 0.5 * side + 1)
+    crop, x0, y0 = pixels.crop(image, cx, cy, 0.5 * side + 1)
     if crop.shape[0] < 6 or crop.shape[1] < 6:
         return 0.0, 255.0, 1.0
     # (an integer shrink factor keeps the resize on OpenCV's fast path)
@@ -309,7 +282,7 @@ def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -
     inside = col[disc]
     if len(inside) < 4:
         return 0.0, 255.0, 1.0
-    face = _middle(inside)
+    face = pixels.median(inside)
     diff = cv2.subtract(col, (float(face[0]), float(face[1]), float(face[2]), 0.0))
     dist = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), _SUM3))
     median, far = _rank(dist[disc], (0.5, 0.97))
@@ -323,7 +296,7 @@ def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -
             core_disc &= r2 >= (BODY_ONE_PIP * s) ** 2
         centre = col[core_disc]
     if len(centre) >= 4:
-        c75, c97 = _rank(np.sqrt(((centre - _middle(centre)) ** 2).sum(-1)), (0.75, 0.97))
+        c75, c97 = _rank(np.sqrt(((centre - pixels.median(centre)) ** 2).sum(-1)), (0.75, 0.97))
         # (a face without pips in it is only noise, whose percentiles are alike)
         mixed = c75 / max(c97, 2.0 * BODY_CONTRAST)
     if value == 1 and mixed <= BODY_MIXED:
@@ -386,19 +359,9 @@ def check(image: np.ndarray, die: Die, side: float | None = None, cover: float =
     return out
 
 
-def _bgr(image: np.ndarray) -> np.ndarray:
-    if image.dtype != np.uint8:
-        image = np.clip(image, 0, 255).astype(np.uint8)
-    if image.ndim == 2:
-        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.shape[2] == 4:
-        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    return np.ascontiguousarray(image)
-
-
 def die_side(die: Die) -> float:
     """The die's side in pixels, as the checks take it: its box's."""
-    return _box_side(die.box)
+    return pixels.box_side(die.box)
 
 
 def grade(image: np.ndarray, dice: list[Die]) -> list[Die]:
@@ -406,7 +369,7 @@ def grade(image: np.ndarray, dice: list[Die]) -> list[Die]:
     sure = [i for i, d in enumerate(dice) if d.confidence >= SURE]
     if not sure:
         return dice
-    img = _bgr(image)
+    img = pixels.as_bgr(image, "grade")
     side = float(np.median([die_side(dice[i]) for i in sure]))
     cover = covers(img, dice, side, sure)
     out = list(dice)
@@ -419,9 +382,7 @@ def grade(image: np.ndarray, dice: list[Die]) -> list[Die]:
 
 # Grey lightness (0-100) and two colour-opponent axes (red-green, yellow-blue),
 # roughly in Lab units: one cv2.transform instead of a uint8 Lab conversion.
-_OPP = np.float32([[0.114, 0.587, 0.299], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]]) * np.float32(
-    [[100 / 255], [300 / 255], [300 / 255]]
-)
+_OPP = pixels.OPPONENT * np.float32([[100 / 255], [300 / 255], [300 / 255]])
 
 
 def foreground(work: np.ndarray, side: float) -> np.ndarray:
@@ -432,7 +393,7 @@ def foreground(work: np.ndarray, side: float) -> np.ndarray:
     straight bands (tray walls, table edges) are not objects over a die.
     """
     opp = cv2.transform(work.astype(np.float32), _OPP)
-    table = _median(opp.reshape(-1, 3)[:: max(1, opp.shape[0] * opp.shape[1] // 600)])
+    table = pixels.median(opp.reshape(-1, 3)[:: max(1, opp.shape[0] * opp.shape[1] // 600)])
     light, c1, c2 = cv2.split(opp)
     chroma = cv2.magnitude(c1 - float(table[1]), c2 - float(table[2]))
     coloured = cv2.magnitude(c1, c2) > FG_COLOURED

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision import pixels
+
 # Pip layouts on a die face, pip offsets in units of the grid step.
 _LAYOUTS = {
     2: [(-1, -1), (1, 1)],
@@ -235,15 +237,6 @@ _RING = np.linspace(0, 2 * math.pi, 12, endpoint=False)
 _RING_COS, _RING_SIN = np.cos(_RING), np.sin(_RING)
 
 
-def _median(v: np.ndarray | list[float], axis: int = 0) -> np.ndarray:
-    """``np.median(v, axis=axis)``, the same values, without its per-call cost (~50 us a call)."""
-    s = np.sort(np.asarray(v), axis=axis)
-    m = s.shape[axis] // 2
-    if s.shape[axis] % 2:
-        return s.take(m, axis=axis)
-    return (s.take(m - 1, axis=axis) + s.take(m, axis=axis)) / 2
-
-
 def _moments(labels: np.ndarray, st: np.ndarray, ids: np.ndarray) -> list[tuple[float, ...]]:
     """``cv2.moments`` (m00, m10, m01, mu20, mu02, mu11) of blobs ``ids`` in their boxes, all at once.
 
@@ -371,7 +364,7 @@ def _blobs(
     rr = r[:, None] * 1.5 + 1.0
     sx = np.clip(np.rint(x[:, None] + rr * _RING_COS), 0, w - 1).astype(int)
     sy = np.clip(np.rint(y[:, None] + rr * _RING_SIN), 0, h - 1).astype(int)
-    ring = _median(channel[sy, sx].astype(np.float32), axis=1)
+    ring = pixels.median(channel[sy, sx].astype(np.float32), axis=1)
     ix = np.clip(np.rint(x), 0, w - 1).astype(int)
     iy = np.clip(np.rint(y), 0, h - 1).astype(int)
     core = _box3(channel, iy, ix).astype(np.float32)
@@ -412,7 +405,7 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray, colour: bool
     sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
     sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
     ring = lab[sy, sx].astype(np.float32)
-    face = _median(ring, axis=1)
+    face = pixels.median(ring, axis=1)
     # A pip is ringed by its face; a blob on the border of two areas (a die's
     # edge against a hand, a shadow) has two colours around it.
     even = (np.sqrt(((ring - face[:, None, :]) ** 2).sum(-1)) < RING_TOLERANCE).mean(axis=1)
@@ -679,7 +672,7 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     sx = np.clip(np.rint(sx), 0, w - 1).astype(int)
     sy = np.clip(np.rint(sy), 0, h - 1).astype(int)
     inner = lab[sy, sx].astype(np.float32).reshape(len(clear), -1, 3)
-    face = _median(inner, axis=1)
+    face = pixels.median(inner, axis=1)
     uniform = (np.sqrt(((inner - face[:, None, :]) ** 2).sum(-1)) < ONE_FACE_TOLERANCE).mean(axis=1)
     even = np.nonzero(uniform >= ONE_UNIFORM)[0]
     if not len(even):
@@ -792,7 +785,7 @@ def _edge_shape(
 ) -> np.ndarray | None:
     """The edge distances found (``all_first``, NaN where none) if they outline a die's face, else None."""
     first = all_first[found]
-    lo_edge, hi_edge = _percentiles(first, (20, 80))
+    lo_edge, hi_edge = pixels.percentiles(first, (20, 80))
     if hi_edge > EDGE_ROUNDNESS * lo_edge:
         return None
     if centred:
@@ -800,7 +793,7 @@ def _edge_shape(
         half = len(all_first) // 2
         a, b = all_first[:half], all_first[half:]
         both = ~np.isnan(a) & ~np.isnan(b)
-        if both.sum() < 3 or _median(np.maximum(a, b)[both] / np.minimum(a, b)[both]) > ONE_SYMMETRY:
+        if both.sum() < 3 or pixels.median(np.maximum(a, b)[both] / np.minimum(a, b)[both]) > ONE_SYMMETRY:
             return None
     if 2 <= len(pts) <= 3:
         # The pips of a 2 or a 3 lie on a diagonal of the face, at 45 degrees
@@ -815,24 +808,6 @@ def _edge_shape(
         if min(turn, 90.0 - turn) > EDGE_ANGLE:
             return None
     return first
-
-
-def _percentiles(v: np.ndarray, qs: tuple[int, ...]) -> list[float]:
-    """``np.percentile(v, qs)`` (linear), the same values, without its per-call cost (~60 us)."""
-    s = np.sort(v).tolist()
-    n = len(s)
-    out = []
-    for q in qs:
-        at = (n - 1) * (q / 100)
-        if at >= n - 1:
-            out.append(s[-1])
-            continue
-        i = math.floor(at)
-        t = at - i
-        a, b = s[i], s[i + 1]
-        # numpy's interpolation, rounding alike
-        out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
-    return out
 
 
 def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]:
@@ -854,7 +829,7 @@ def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[n
     iu = _TRIU[m]
     v = np.sort(dist[..., combos[:, iu[0]], combos[:, iu[1]]], axis=-1)
     span = v[..., -1]
-    radius = _median(radii[..., combos], axis=-1)
+    radius = pixels.median(radii[..., combos], axis=-1)
     ratio = span / radius
     lo, hi = SPAN_RADII
     if m == 2:
@@ -924,7 +899,7 @@ def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int],
                     np.hypot(gx[:, drops] - cx[..., None], gy[:, drops] - cy[..., None])
                     > STRAY_SPANS * span[..., None]
                 )
-                small = dropped_r < 0.8 * _median(kept_r, axis=-1)[..., None]
+                small = dropped_r < 0.8 * pixels.median(kept_r, axis=-1)[..., None]
                 ok &= (off | small).all(axis=-1)
                 conf = conf - DROP_PENALTY * drops.shape[1]
             score = np.where(ok, conf, -np.inf)
@@ -1032,7 +1007,7 @@ def _centre_pips(pips: _Pips, kepts: list[list[int]]) -> list[int | None]:
         kept = np.array([kepts[k] for k in ks]).reshape(len(ks), m)
         kx, ky = pips.x[kept], pips.y[kept]
         cx, cy = kx.mean(axis=1), ky.mean(axis=1)
-        radius = _median(pips.r[kept], axis=1)
+        radius = pixels.median(pips.r[kept], axis=1)
         d = np.hypot(pips.x[None, :] - cx[:, None], pips.y[None, :] - cy[:, None])
         alike = (
             (pips.polarity[None, :] == pips.polarity[kept[:, 0]][:, None])
@@ -1059,8 +1034,8 @@ def _face_readings(
         kept = np.array([kepts[k] for k in ks]).reshape(len(ks), m)
         pts = np.stack([pips.x[kept], pips.y[kept]], axis=2)
         centre = pts.mean(axis=1).tolist()
-        radius = _median(pips.r[kept], axis=1).tolist()
-        face = _median(pips.face[kept], axis=1)
+        radius = pixels.median(pips.r[kept], axis=1).tolist()
+        face = pixels.median(pips.face[kept], axis=1)
         for row, k in enumerate(ks):
             out[k] = (centre[row][0], centre[row][1], face[row], pts[row], radius[row])
     return out
@@ -1087,7 +1062,7 @@ def _pair_ones(lab: _LabSampler, pips: _Pips, ones: list[Die]) -> list[Die]:
             continue
         cx, cy = (ax + bx) / 2, (ay + by) / 2
         near = np.hypot(pips.x - cx, pips.y - cy) < gap
-        face = _median(pips.face[near], axis=0) if near.any() else pips.face[0]
+        face = pixels.median(pips.face[near], axis=0) if near.any() else pips.face[0]
         if _edge_distances(lab, cx, cy, face, pts, radius, size * FACE_SPAN_RATIO) is None:
             continue
         out.append(Die(2, _face_box(pts, cx, cy, size), conf, [(ax, ay), (bx, by)], radius, size))
@@ -1109,12 +1084,7 @@ def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
     ``die_side``: the dice's typical side in pixels when already known, which
     saves reading the pyramid levels where they are too small or too large.
     """
-    if image is None or not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
-        raise ValueError("read_dice needs a BGR image array")
-    if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    elif image.shape[2] == 4:
-        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    image = pixels.as_bgr(image, "read_dice")
     found: list[Die] = []
     h, w = image.shape[:2]
     depths = []
@@ -1158,7 +1128,7 @@ def _same_scale(dice: list[Die]) -> list[Die]:
     multi = [d.pip_radius for d in dice if len(d.pips) >= 2 and d.confidence >= MIN_CONFIDENCE]
     if len(multi) < 2:
         return dice
-    typical = float(_median(multi))
+    typical = float(pixels.median(multi))
     kept = []
     for d in dice:
         ratio = d.pip_radius / typical

@@ -1,0 +1,54 @@
+"""The helpers the dice readers share: fast medians and percentiles, image input, crops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import pixels
+
+
+def test_fast_medians_and_percentiles_match_numpy() -> None:
+    rng = np.random.default_rng(0)
+    for n in range(1, 30):
+        v = np.round(rng.random(n) * 40, 1)
+        assert pixels.median(v) == np.median(v)
+        assert pixels.median(list(v)) == np.median(v)
+        assert pixels.percentiles(v, (20, 80)) == list(np.percentile(v, [20, 80]))
+        faces = rng.random((n, 3)).astype(np.float32)
+        assert np.array_equal(pixels.median(faces, axis=0), np.median(faces, axis=0))
+        assert pixels.median(faces).dtype == np.float32
+        rings = rng.random((4, n, 3)).astype(np.float32)
+        assert np.array_equal(pixels.median(rings, axis=1), np.median(rings, axis=1))
+        assert np.array_equal(pixels.median(rings, axis=-1), np.median(rings, axis=-1))
+
+
+def test_images_of_every_kind_become_contiguous_8_bit_bgr() -> None:
+    bgr = np.zeros((6, 8, 3), np.uint8)
+    bgr[..., 2] = 200
+    bgra = np.dstack([bgr, np.full((6, 8), 255, np.uint8)])
+    for image in (bgr, bgr[:, ::-1], bgra, bgr.astype(np.float32) + 0.2):
+        out = pixels.as_bgr(image)
+        assert out.shape == (6, 8, 3) and out.dtype == np.uint8 and out.flags.c_contiguous
+        assert (out[..., 2] == 200).all() and (out[..., :2] == 0).all()
+    grey = pixels.as_bgr(np.full((6, 8), 90, np.uint8))
+    assert grey.shape == (6, 8, 3) and (grey == 90).all()
+    assert pixels.as_bgr(np.full((2, 2, 3), 300.0)).max() == 255  # clipped, not wrapped
+
+
+NOT_IMAGES = [None, "photo.jpg", np.zeros((0, 4, 3), np.uint8), np.zeros((4, 4, 2), np.uint8)]
+
+
+@pytest.mark.parametrize("bad", NOT_IMAGES)
+def test_anything_but_an_image_is_refused_by_name(bad: object) -> None:
+    with pytest.raises(ValueError, match="grade needs a BGR image array"):
+        pixels.as_bgr(bad, "grade")
+
+
+def test_crops_stop_at_the_image_edges() -> None:
+    image = np.arange(100).reshape(10, 10)
+    window, x0, y0 = pixels.crop(image, 5, 5, 2)
+    assert (x0, y0) == (3, 3) and window.shape == (5, 5) and window[0, 0] == 33
+    window, x0, y0 = pixels.crop(image, 1, 8, 3)
+    assert (x0, y0) == (0, 5) and window.shape == (5, 5)
+    assert pixels.box_side([10, 20, 30, 60]) == 30
