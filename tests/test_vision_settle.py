@@ -97,3 +97,22 @@ def test_reset_and_bad_settings() -> None:
     assert settler.motion(frame) is None
     with pytest.raises(ValueError):
         Settler(still_seconds=-1)
+
+
+def test_the_default_reader_refuses_a_cocked_die() -> None:
+    # The table reads through a Settler built with its default reader, so that
+    # default must be the whole reader with its quality checks: the pip-first
+    # reader alone reads the side face of a cocked die as a sure value.
+    from vision.synth import trouble_scene
+
+    frame, placed, trouble = trouble_scene(
+        640, 480, [2, 3, 5], 50, np.random.default_rng(0), "cocked", "wood"
+    )
+    events = run(Settler(still_seconds=0.2), [frame] * 8)
+    assert [e.kind for e in events] == [READING]
+    dice = events[0].dice
+    sure = sorted(d.value for d in dice if d.confidence >= 0.5)
+    assert sure == sorted(p.value for p in placed)
+    cx, cy = trouble.center
+    doubtful = [d for d in dice if d.box[0] <= cx <= d.box[2] and d.box[1] <= cy <= d.box[3]]
+    assert doubtful and all(d.confidence < 0.5 for d in doubtful)

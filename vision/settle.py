@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.reader import Die, read_dice
+from vision import read_dice
+from vision.reader import Die
 
 ROLLING = "rolling"
 READING = "reading"
@@ -33,6 +34,9 @@ class SettleEvent:
 class Settler:
     """Emit one reading per rest of the dice, and a "rolling" event per motion.
 
+    ``reader`` reads a still frame; the default is the whole reader
+    (:func:`vision.read_dice`), whose quality checks report a cocked, hidden or
+    blurred die with low confidence so the table asks for a re-roll.
     ``threshold`` is the share of pixels (0..1) of the small grey frame whose
     brightness changed by more than ``pixel_delta`` grey levels between two
     frames; above it the scene is moving.
