@@ -72,6 +72,7 @@ _UNIT = np.stack(
 # than 0.3: 3 fixed, 1 broken). The grid must fit the found pips to within
 # FIT_ERROR spacings (root mean square).
 CLEAN = 0.4
+SPACING_SPREAD = 0.15
 FIT_ERROR = 0.5
 # Confidence of a changed reading (3 of 3 right on train, a small sample).
 CHANGED_CONFIDENCE = 0.7
@@ -80,11 +81,14 @@ CHANGED_CONFIDENCE = 0.7
 DISC = 0.5
 
 
-def _fit_grid(pips: np.ndarray, side: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """Centre, (9, 2) site positions and root-mean-square error (in spacings) of the grid through ``pips``."""
+def _fit_grid(pips: np.ndarray, spacings: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Centre, (9, 2) site positions and root-mean-square error (in spacings) of the grid through ``pips``.
+
+    ``spacings`` are the grid spacings tried, in pixels.
+    """
     centre = pips.mean(axis=0)
     q = pips - centre
-    g = SPACINGS * side
+    g = spacings
     grids = _UNIT[None] * g[:, None, None, None]  # (spacing, turn, site, xy)
     d2 = ((q[None, None, :, None, :] - grids[:, :, None, :, :]) ** 2).sum(-1)
     d2 = d2 + EDGE_COST * (g * g)[:, None, None, None] * _EDGE
@@ -92,8 +96,10 @@ def _fit_grid(pips: np.ndarray, side: float) -> tuple[np.ndarray, np.ndarray, fl
     gi, ti = np.unravel_index(int(np.argmin(cost)), cost.shape)
     sites = grids[gi, ti]
     near = ((q[:, None, :] - sites[None]) ** 2).sum(-1).argmin(1)
-    centre = centre + (q - sites[near]).mean(axis=0)
-    return centre, sites + centre, math.sqrt(float(cost[gi, ti]) / len(pips))
+    shift = (q - sites[near]).mean(axis=0)
+    # the error leaves out EDGE_COST: a 6's middle pips fit as well as its corners
+    err = math.sqrt(float(((q - shift - sites[near]) ** 2).sum(-1).mean())) / float(g[gi])
+    return centre + shift, sites + centre + shift, err
 
 
 def _colours(image: np.ndarray, pts: np.ndarray, radius: float) -> np.ndarray:
@@ -107,7 +113,9 @@ def _colours(image: np.ndarray, pts: np.ndarray, radius: float) -> np.ndarray:
     return lab.reshape(len(pts), len(ring), 3).mean(axis=1)
 
 
-def site_evidence(image: np.ndarray, die: Die) -> tuple[np.ndarray, float] | None:
+def site_evidence(
+    image: np.ndarray, die: Die, spacing: float = 0.0
+) -> tuple[np.ndarray, float, float] | None:
     """Evidence of a pip at each of the nine grid sites of ``die``, and the grid's error.
 
     Evidence 0 is face-like, 1 pip-like. The grid comes from ``die.pips``;
@@ -118,7 +126,10 @@ def site_evidence(image: np.ndarray, die: Die) -> tuple[np.ndarray, float] | Non
     pips = np.asarray(die.pips, dtype=np.float64)
     x0, y0, x1, y1 = die.box
     side = die.side or max(x1 - x0, y1 - y0)
-    centre, sites, err = _fit_grid(pips, side)
+    spacings = (
+        SPACINGS * side if spacing <= 0 else spacing * np.linspace(1 - SPACING_SPREAD, 1 + SPACING_SPREAD, 5)
+    )
+    centre, sites, err = _fit_grid(pips, spacings)
     spacing = float(np.linalg.norm(sites[0] - sites[1]))
     radius = die.pip_radius or 0.09 * side
     # the face: a 7x7 lattice over the grid, less the points near a found pip
@@ -141,7 +152,7 @@ def site_evidence(image: np.ndarray, die: Die) -> tuple[np.ndarray, float] | Non
     norm = float(toward @ toward)
     if norm < 1e-6:
         return None
-    return (at_sites - face) @ toward / norm, err
+    return (at_sites - face) @ toward / norm, err, spacing
 
 
 def cleanliness(evidence: np.ndarray, value: int) -> float:
@@ -166,7 +177,7 @@ def check(image: np.ndarray, dice: list[Die]) -> list[Die]:
         if d.confidence >= SURE and len(d.pips) == d.value >= 2:
             found = site_evidence(image, d)
             if found is not None:
-                evidence, err = found
+                evidence, err, _ = found
                 value, clean = best_value(evidence)
                 if value != d.value and clean > CLEAN and err < FIT_ERROR:
                     d = Die(value, d.box, CHANGED_CONFIDENCE, d.pips, d.pip_radius, d.side)
