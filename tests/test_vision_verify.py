@@ -95,7 +95,7 @@ def test_the_grid_shows_each_layout() -> None:
         assert err < 0.1
         assert spacing == pytest.approx(SIZE * 0.23, rel=0.1)
         assert verify.best_value(evidence)[0] == value
-        assert verify.cleanliness(evidence, value) > 0.6
+        assert verify.fits(evidence)[value] > 0.6
 
 
 def test_unsure_and_pipless_readings_are_left_alone() -> None:
