@@ -180,3 +180,28 @@ def test_a_lost_pip_is_found_in_a_photo(shared_dir: Path) -> None:
     checked = verify.check(img, [LOST_IN_PHOTO, *RIGHT_IN_PHOTO])
     assert [d.value for d in checked] == [6, 5, 4, 6, 4]
     assert checked[1:] == RIGHT_IN_PHOTO
+
+
+def test_another_readings_pips_overrule_a_value_they_leave_no_fit() -> None:
+    # the vote chose the body-first 5 over the pip-first 4 on a rendered 4
+    img, scene = rendered(4, 5)
+    die = reading(scene, 5, list(scene["pips"].values()))
+    assert [d.value for d in verify.check(img, [die])] == [4]
+    # but a pip-first 4 that lost the middle pip of a rendered 5 does not
+    # overrule the 5: the grid's middle shows the pip
+    img, scene = rendered(5, 5)
+    die = reading(scene, 5, [scene["pips"][k] for k in ((-1, -1), (1, -1), (-1, 1), (1, 1))])
+    assert verify.check(img, [die]) == [die]
+    # nor do two or three pips of another reading, which often were a 6's column
+    img, scene = rendered(6, 5)
+    column = [scene["pips"][k] for k in ((-1, -1), (-1, 0), (-1, 1))]
+    die = reading(scene, 6, column)
+    assert verify.check(img, [die]) == [die]
+
+
+def test_face_taken_for_pips_changes_nothing() -> None:
+    # a yellow 5 whose four light gaps between its black pips were taken for a 4's pips
+    img, scene = rendered(5, 6, colours=6)
+    gaps = [scene["site"](u, v) for u, v in ((0, -1), (1, 0), (0, 1), (-1, 0))]
+    die = reading(scene, 5, gaps)
+    assert verify.check(img, [die]) == [die]

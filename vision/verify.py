@@ -10,10 +10,13 @@ tells the pips from the face (grey for white dice with black pips, red for
 dark marbled dice with red pips). A reading whose sites contradict it while
 another value's sites fit cleanly is changed to that value.
 
-Only dice whose pips agree in number with the fused reading are checked: when
-the pips are a different reading's (the body-first reader won the vote),
-their grid was often that reading's mistake (a 6's column taken for a 3's
-diagonal), and on byler-d6/train such checks broke 10 right dice for 4 fixed.
+The pips may be another reading's: the pip-first reader's, when the vote in
+``vision.fusion`` chose the body-first reader's value. Such a grid was often
+that reading's own mistake (a 6's column of three taken for a 3's diagonal;
+checks of every such die broke 10 right dice on byler-d6/train for 4 fixed),
+so it only overrules the vote when it holds four to six pips (a square that
+fixes the grid), fits their count cleanly and leaves the chosen value no fit
+at all: on train that changed 4 dice, 3 of them to the right value.
 """
 
 from __future__ import annotations
@@ -70,6 +73,15 @@ _TO_GRID = np.stack(
 # grid the pips do not support.
 CLEAN = 0.4
 FIT_ERROR = 0.5
+# Another reading's pips overrule the vote only in these numbers, and when
+# the chosen value fits below OTHER_READING_FIT (see the module's notes).
+OTHER_COUNTS = (4, 5, 6)
+OTHER_READING_FIT = 0.0
+# A site far darker than the face where the pips are lighter (or the other way
+# round) means the "pips" were face between real pips of the opposite shade: a
+# yellow 5 whose four gaps the pip-first reader took for a 4's pips gave
+# evidence -1.3 at its real middle pip. Below OPPOSITE, nothing is changed.
+OPPOSITE = -0.5
 # Confidence of a changed reading (3 of 3 right on train, a small sample).
 CHANGED_CONFIDENCE = 0.7
 # The pip's colour is the mean over a disc of this share of the pip radius
@@ -173,12 +185,18 @@ def check(image: np.ndarray, dice: list[Die]) -> list[Die]:
     """``dice`` with readings their pip grid contradicts changed to the value it shows."""
     out = []
     for d in dice:
-        if d.confidence >= SURE and len(d.pips) == d.value >= 2:
+        n = len(d.pips)
+        if d.confidence >= SURE and (n == d.value >= 2 or (n != d.value and n in OTHER_COUNTS)):
             found = site_evidence(image, d)
             if found is not None:
                 evidence, err, _ = found
                 value, clean = best_value(evidence)
-                if value != d.value and clean > CLEAN and err < FIT_ERROR:
+                if n != d.value:
+                    fit = fits(evidence)
+                    ok = value == n and clean > CLEAN and fit[d.value] < OTHER_READING_FIT
+                else:
+                    ok = value != d.value and clean > CLEAN
+                if ok and err < FIT_ERROR and float(evidence.min()) > OPPOSITE:
                     d = Die(value, d.box, CHANGED_CONFIDENCE, d.pips, d.pip_radius, d.side)
         out.append(d)
     return out
