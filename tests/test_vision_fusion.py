@@ -176,8 +176,9 @@ def test_grey_and_alpha_frames_are_read() -> None:
 
 
 def test_fusion_checks_sure_dice_against_their_pip_grid() -> None:
-    # both readers lost the middle pip of a rendered 5 and agree on 4; the
-    # pip-first reader's four pips give the grid, whose middle shows the pip
+    # both readers lost the middle pip of a rendered 5 and agree on 4, neither
+    # quite sure (0.84 together); the pip-first reader's four pips give the
+    # grid, whose middle shows the pip
     img = background(160, 120, "plain", np.random.default_rng(5))
     body, pip = DICE_COLOURS[6]
     draw_die(img, 5, (80.0, 60.0), 30.0, 20.0, body, pip)
@@ -187,7 +188,7 @@ def test_fusion_checks_sure_dice_against_their_pip_grid() -> None:
         for u, v in ((-1, -1), (1, -1), (-1, 1), (1, 1))
     ]
     box = [60.0, 40.0, 100.0, 80.0]
-    pip_first = Die(4, box, 0.8, corners, 30.0 * 0.085, 30.0)
-    body_first = Die(4, box, 0.8, side=30.0)
+    pip_first = Die(4, box, 0.6, corners, 30.0 * 0.085, 30.0)
+    body_first = Die(4, box, 0.6, side=30.0)
     assert [d.value for d in fuse([pip_first], [body_first])] == [4]  # without the frame, no check
     assert [d.value for d in fuse([pip_first], [body_first], img)] == [5]
