@@ -56,9 +56,11 @@ MADE_UP = [
 
 
 @pytest.mark.parametrize(("shown", "read", "kept"), LOST)
-@pytest.mark.parametrize("seed", range(4))
-def test_a_lost_pip_is_found(shown: int, read: int, kept: list[tuple[int, int]], seed: int) -> None:
-    img, scene = rendered(shown, seed)
+@pytest.mark.parametrize(("seed", "size"), [(0, SIZE), (1, SIZE), (2, 24.0), (3, 90.0)])
+def test_a_lost_pip_is_found(
+    shown: int, read: int, kept: list[tuple[int, int]], seed: int, size: float
+) -> None:
+    img, scene = rendered(shown, seed, size)
     die = reading(scene, read, [scene["pips"][k] for k in kept])
     (checked,) = verify.check(img, [die])
     assert checked.value == shown
@@ -66,11 +68,11 @@ def test_a_lost_pip_is_found(shown: int, read: int, kept: list[tuple[int, int]],
 
 
 @pytest.mark.parametrize(("shown", "read", "kept", "extra"), MADE_UP)
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(("seed", "size"), [(0, SIZE), (1, SIZE), (2, 24.0), (3, 90.0)])
 def test_a_made_up_pip_is_dropped(
-    shown: int, read: int, kept: list[tuple[int, int]], extra: list[tuple[int, int]], seed: int
+    shown: int, read: int, kept: list[tuple[int, int]], extra: list[tuple[int, int]], seed: int, size: float
 ) -> None:
-    img, scene = rendered(shown, seed)
+    img, scene = rendered(shown, seed, size)
     die = reading(scene, read, [scene["pips"][k] for k in kept] + [scene["site"](*k) for k in extra])
     (checked,) = verify.check(img, [die])
     assert checked.value == shown
