@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from vision import pixels
+from vision import pixels, verify
 from vision.reader import Die
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
         else:
             value, raw = vote([("pip", p.value, p.confidence), ("body", b.value, b.confidence)])
             conf = next(right for below, right in VOTE_CALIBRATION if raw < below)
-        fused.append(Die(value, box, conf, side=b.side or p.side))
+        fused.append(Die(value, box, conf, p.pips, p.pip_radius, b.side or p.side))
         behind.append({p.value, b.value})
         bodied.append(True)
     paired_p = {i for i, _ in pairs}
@@ -214,4 +214,5 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
             again = reread(image, d)
             if again is not None and again.value in behind[k]:
                 fused[k] = Die(again.value, d.box, REREAD_RIGHT, d.pips, d.pip_radius, d.side)
+        fused = verify.check(image, fused)
     return fused
