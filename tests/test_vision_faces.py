@@ -375,3 +375,60 @@ def test_templates_read_all_maps_at_once_as_one_at_a_time() -> None:
         ]
         for k in (1, 2, 4):
             assert faces._template_value(maps[:k]) == template_value_map_by_map(maps[:k])
+
+
+def test_contour_areas_are_opencvs() -> None:
+    rng = np.random.default_rng(7)
+    mask = (rng.random((120, 160)) < 0.45).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    for mode in (cv2.RETR_EXTERNAL, cv2.RETR_CCOMP):
+        cnts, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
+        assert len(cnts) > 50
+        want = [cv2.contourArea(c) for c in cnts]
+        assert faces._contour_areas(cnts).tolist() == want
+        assert max(want) > 20 and min(want) == 0.0  # pieces of every size, single points too
+    assert len(faces._contour_areas(())) == 0
+
+
+def leftovers_of_the_whole_mask(m: np.ndarray, out: list, f: float, S: float) -> list[tuple[float, float]]:
+    """``faces._leftovers`` with the opening run on the whole mask."""
+    cover = np.zeros_like(m)
+    for r in out:
+        pts = cv2.boxPoints(((r.x * f, r.y * f), (r.side * f * 1.1, r.side * f * 1.1), r.angle))
+        cv2.fillConvexPoly(cover, pts.astype(np.int32), 255)
+    k = max(3, int(round(S * faces.RESIDUAL_OPEN)) | 1)
+    left = cv2.morphologyEx(m & ~cover, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+    seeds = []
+    for i in range(1, n):
+        if stats[i, 4] < (faces.RESIDUAL_MIN * S) ** 2:
+            continue
+        x0, y0, w0, h0 = stats[i, :4]
+        dt = cv2.distanceTransform((labels[y0 : y0 + h0, x0 : x0 + w0] == i).astype(np.uint8), cv2.DIST_L2, 3)
+        _, r, _, (px, py) = cv2.minMaxLoc(dt)
+        if r >= faces.PEAK_FRAC * S:
+            seeds.append((float(x0 + px), float(y0 + py)))
+    return seeds
+
+
+def test_leftover_seeds_match_the_opening_of_the_whole_mask() -> None:
+    rng = np.random.default_rng(8)
+    found = 0
+    for trial in range(60):
+        S = float(rng.uniform(8, 26))
+        m = np.zeros((240, 320), np.uint8)
+        for _ in range(int(rng.integers(2, 12))):  # dice, clusters, slivers, specks
+            x, y = (int(v) for v in rng.integers(0, (320, 240)))
+            w, h = (int(v) for v in rng.integers(1, int(2.5 * S), 2))
+            cv2.ellipse(m, ((x, y), (w, h), float(rng.uniform(0, 180))), 255, -1)
+        m |= ((rng.random(m.shape) < 0.02) * 255).astype(np.uint8)
+        if trial % 3 == 0:
+            m[:, : int(S)] = 255  # a piece along the frame's edge
+        out = [
+            faces._Reading(3, 0.9, float(rng.uniform(0, 640)), float(rng.uniform(0, 480)), 2 * S, 20.0)
+            for _ in range(int(rng.integers(0, 4)))
+        ]
+        seeds = faces._leftovers(m, out, 0.5, S)
+        assert seeds == leftovers_of_the_whole_mask(m, out, 0.5, S)
+        found += len(seeds)
+    assert found > 30

@@ -268,6 +268,21 @@ _TEMPL = {
 }
 
 
+def _contour_areas(cnts) -> np.ndarray:
+    """``cv2.contourArea`` of every contour, in one pass: the shoelace sum over
+    integer points is exact, so the areas are the same. (Textured tables give
+    hundreds of small contours a frame; one call each cost ~0.3 ms.)"""
+    if len(cnts) == 0:
+        return np.zeros(0)
+    pts = np.concatenate(cnts).reshape(-1, 2).astype(np.int64)
+    lens = np.fromiter((len(c) for c in cnts), np.intp, len(cnts))
+    starts = np.cumsum(lens) - lens
+    after = np.arange(1, len(pts) + 1)
+    after[starts + lens - 1] = starts  # each contour is closed
+    x, y = pts[:, 0], pts[:, 1]
+    return np.abs(np.add.reduceat(x * y[after] - x[after] * y, starts)) / 2.0
+
+
 def _foreground(work: np.ndarray):
     h, w = work.shape[:2]
     f = BG_THUMB / max(h, w)
@@ -295,7 +310,8 @@ def _foreground(work: np.ndarray):
     cnts, hier = cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hier is not None:
         lim = (max(h, w) / 10.0) ** 2
-        small = [c for c, hh in zip(cnts, hier[0], strict=False) if hh[3] >= 0 and cv2.contourArea(c) < lim]
+        areas = _contour_areas(cnts)
+        small = [cnts[i] for i in np.flatnonzero((hier[0][:, 3] >= 0) & (areas < lim))]
         if small:
             cv2.drawContours(m, small, -1, 255, -1)
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, _K3)
@@ -306,25 +322,22 @@ def _estimate_scale(m, long_side):
     cnts, hier = cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hier is None:
         return long_side * DEFAULT_SCALE_FRAC
-    holes = {}
-    for c, hh in zip(cnts, hier[0], strict=False):
-        if hh[3] >= 0:
-            holes[hh[3]] = holes.get(hh[3], 0.0) + cv2.contourArea(c)
+    areas = _contour_areas(cnts)
+    parent = hier[0][:, 3]
+    hole = parent >= 0
+    holes = np.bincount(parent[hole], weights=areas[hole], minlength=len(cnts))
+    solid = areas - holes  # rings (tray rims) are not solid
     sides = []
-    for i, (c, hh) in enumerate(zip(cnts, hier[0], strict=False)):
-        if hh[3] >= 0:
-            continue
-        a = cv2.contourArea(c) - holes.get(i, 0.0)  # rings (tray rims) are not solid
-        if a < 40:
-            continue
-        (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+    for i in np.flatnonzero(~hole & (solid >= 40)):
+        a = float(solid[i])
+        (_, _), (rw, rh), _ = cv2.minAreaRect(cnts[i])
         if min(rw, rh) <= 0:
             continue
         if max(rw, rh) / min(rw, rh) < SCALE_ASPECT and a / (rw * rh) > SCALE_FILL:
             sides.append(math.sqrt(a))
     if len(sides) >= 1:
         # upper quartile: holes, specks and pip-only fragments are smaller than dice
-        return float(np.percentile(sides, SCALE_PCT))
+        return float(pixels.percentiles(np.array(sides), (SCALE_PCT,))[0])
     return long_side * DEFAULT_SCALE_FRAC
 
 
@@ -383,9 +396,8 @@ def _orient(gray: np.ndarray, cx: float, cy: float, side: float) -> float:
     m2 = (gx * gx + gy * gy) + 1e-6
     z4 = (z * z) ** 2 / m2
     hh, ww = p.shape
-    yy, xx = np.ogrid[:hh, :ww]
     ccx, ccy = (cx - x0) / step, (cy - y0) / step
-    w = ((xx - ccx) ** 2 + (yy - ccy) ** 2) <= (r / step) ** 2
+    w = ((np.arange(ww) - ccx) ** 2)[None, :] + ((np.arange(hh) - ccy) ** 2)[:, None] <= (r / step) ** 2
     s = complex(z4[w].sum())
     return math.degrees(math.atan2(s.imag, s.real) / 4)
 
@@ -903,10 +915,9 @@ def scan_faces(image: np.ndarray) -> FaceScan:
             m = cv2.morphologyEx(m & ~walls, cv2.MORPH_OPEN, _K3)
             cnts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     bodies = []
-    for c in cnts:
-        a = cv2.contourArea(c)
-        if a < (0.5 * S) ** 2:
-            continue
+    areas = _contour_areas(cnts)
+    for i in np.flatnonzero(areas >= (0.5 * S) ** 2):
+        c, a = cnts[i], float(areas[i])
         rect = cv2.minAreaRect(c)
         (rcx, rcy), (rw, rh), ang = rect
         if min(rw, rh) <= 0:
@@ -1032,8 +1043,25 @@ def _leftovers(m: np.ndarray, out: list[_Reading], f: float, S: float) -> list[t
         pts = cv2.boxPoints(((r.x * f, r.y * f), (r.side * f * 1.1, r.side * f * 1.1), r.angle))
         cv2.fillConvexPoly(cover, pts.astype(np.int32), 255)
     k = max(3, int(round(S * RESIDUAL_OPEN)) | 1)
-    left = cv2.morphologyEx(m & ~cover, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    rest = m & ~cover
     seeds: list[tuple[float, float]] = []
+    # The erosion by the round kernel keeps no more than the erosions by its
+    # middle row and column (cheap: 0.06 against 0.3 ms the opening of the
+    # whole mask). Where those leave nothing, so does the opening; elsewhere it
+    # runs in a window around what they leave (margin half the kernel, corner at
+    # even coordinates as OpenCV's labelling scans 2x2 blocks): the same seeds,
+    # in the same order.
+    cross = cv2.erode(rest, np.ones((1, k), np.uint8)) & cv2.erode(rest, np.ones((k, 1), np.uint8))
+    if cv2.countNonZero(cross) == 0:
+        return seeds
+    H, W = m.shape
+    bx, by, bw, bh = cv2.boundingRect(cross)
+    reach = k // 2 + 1
+    wx0, wy0 = max(0, bx - reach) & ~1, max(0, by - reach) & ~1
+    wx1, wy1 = min(W, bx + bw + reach), min(H, by + bh + reach)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    core = cv2.erode(rest[wy0:wy1, wx0:wx1], kernel) & cross[wy0:wy1, wx0:wx1]
+    left = cv2.dilate(core, kernel)
     if not left.any():
         return seeds
     n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
@@ -1045,7 +1073,7 @@ def _leftovers(m: np.ndarray, out: list[_Reading], f: float, S: float) -> list[t
         dt = cv2.distanceTransform(blob, cv2.DIST_L2, 3)
         _, r, _, (px, py) = cv2.minMaxLoc(dt)
         if r >= PEAK_FRAC * S:
-            seeds.append((float(x0 + px), float(y0 + py)))
+            seeds.append((float(wx0 + x0 + px), float(wy0 + y0 + py)))
     return seeds
 
 
@@ -1065,10 +1093,9 @@ def _outline_seeds(
         # thin lines go (and with them most contours: findContours is the cost)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, _K3)
         cnts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        for c in cnts:
-            a = cv2.contourArea(c)
-            if a < (OUTLINE_SIZE[0] * S) ** 2:
-                continue
+        areas = _contour_areas(cnts)
+        for i in np.flatnonzero(areas >= (OUTLINE_SIZE[0] * S) ** 2):
+            c, a = cnts[i], float(areas[i])
             (rcx, rcy), (rw, rh), _ = cv2.minAreaRect(c)
             if min(rw, rh) <= 0 or max(rw, rh) > OUTLINE_ASPECT * min(rw, rh) or a / (rw * rh) < OUTLINE_FILL:
                 continue
