@@ -486,13 +486,15 @@ def _pipmaps(face: np.ndarray):
     both polarities together and, if PIP_POLARITY, for lighter-only and
     darker-only pips. Each map comes with its strongest response near the
     face centre."""
-    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB)
     q = FACE // 4
-    ref = pixels.median(lab[q:-q, q:-q].reshape(-1, 3))
-    d = lab - ref
+    ref = pixels.median(lab[q:-q, q:-q].reshape(-1, 3).astype(np.float32))
+    # (lightness and the two colour axes as planes of their own: the arithmetic
+    # below on contiguous planes costs half as much)
+    d = cv2.split(cv2.subtract(lab, (float(ref[0]), float(ref[1]), float(ref[2]), 0.0), dtype=cv2.CV_32F))
     # chroma counts extra: red pips on a dark-red/brown body differ mostly in hue
-    c2 = PIP_CHROMA_WEIGHT**2 * (d[..., 1] ** 2 + d[..., 2] ** 2)
-    l2 = d[..., 0] ** 2
+    c2 = PIP_CHROMA_WEIGHT**2 * (d[1] ** 2 + d[2] ** 2)
+    l2 = d[0] ** 2
     e = int(FACE * 0.2)  # where pips are: off the die's edges
 
     def prep(dm):
@@ -505,14 +507,14 @@ def _pipmaps(face: np.ndarray):
     # a generator: the polarity maps are only built if the first one fails
     yield prep(np.sqrt(l2 + c2))
     if PIP_POLARITY:
-        lp = np.maximum(d[..., 0], 0)
+        lp = np.maximum(d[0], 0)
         yield prep(np.sqrt(lp * lp + c2))
-        ln = np.maximum(-d[..., 0], 0)
+        ln = np.maximum(-d[0], 0)
         yield prep(np.sqrt(ln * ln + c2))
     if PIP_RED:
         # redder than the face only: red pips on dark marbled bodies, where
         # white or blue swirls outshine the pips in every map above
-        yield prep(PIP_CHROMA_WEIGHT * np.maximum(d[..., 1], 0))
+        yield prep(PIP_CHROMA_WEIGHT * np.maximum(d[1], 0))
 
 
 def _fit(P: np.ndarray):
@@ -668,8 +670,9 @@ def _verify(dm: np.ndarray, geo) -> float:
 
 def _blob_table(components) -> tuple:
     """The blobs of a thresholded pip map as both readings of it (plain and
-    split) look at them: their stats, centres (face half-widths) and which
-    ones pass as pips (``ok``) or may be merged pips (``loose``)."""
+    split) look at them: their stats, centres (face half-widths), which ones
+    pass as pips (``ok``) and what the split reading needs besides (which lie
+    inside the face, their long and short box sides)."""
     n, lab_, stats, cents = components
     D2 = (FACE / CROP_SCALE) ** 2  # die face area in the crop
     st = stats[1:].astype(np.float32)
@@ -692,14 +695,7 @@ def _blob_table(components) -> tuple:
         & (long_side <= 2.2 * short_side)
         & (ar >= 0.4 * w * h)
     )
-    loose = (
-        inner
-        & (ar <= SPLIT_AREA * D2)
-        # a square, full box holds a round blob (a 45-degree bar of
-        # elongation 1.8 fills only 0.67 of its box): no moments needed
-        & ((long_side > 1.25 * short_side) | (ar < 0.7 * w * h))
-    )
-    return lab_, st, ar, c, ok, loose
+    return lab_, st, ar, c, ok, (inner, long_side, short_side)
 
 
 def _classify_bw(bw: np.ndarray, split: bool = False, components=None, table=None):
@@ -710,7 +706,7 @@ def _classify_bw(bw: np.ndarray, split: bool = False, components=None, table=Non
         if components[0] <= 1:
             return None
         table = _blob_table(components)
-    lab_, st, ar, c, ok, loose = table
+    lab_, st, ar, c, ok, shape = table
     if not split:
         okix = np.flatnonzero(ok)
         if len(okix) == 0:
@@ -729,6 +725,15 @@ def _classify_bw(bw: np.ndarray, split: bool = False, components=None, table=Non
     # pips merged into a bar (a 6's columns, a 3's diagonal on a small die):
     # a blob much longer than wide, up to three pips' area, is cut into
     # pips spaced along its long axis
+    inner, long_side, short_side = shape
+    w, h = st[:, 2], st[:, 3]
+    loose = (
+        inner
+        & (ar <= SPLIT_AREA * (FACE / CROP_SCALE) ** 2)
+        # a square, full box holds a round blob (a 45-degree bar of
+        # elongation 1.8 fills only 0.67 of its box): no moments needed
+        & ((long_side > 1.25 * short_side) | (ar < 0.7 * w * h))
+    )
     unit = FACE / CROP_SCALE / 2
     pieces = []
     for i in np.nonzero(loose)[0]:
