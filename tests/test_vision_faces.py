@@ -265,3 +265,170 @@ def test_merged_pip_columns_are_read_on_a_larger_crop(monkeypatch: pytest.Monkey
     assert again == len(frames)
     monkeypatch.setattr(faces, "RETRY_SIDE", 0.0)
     assert right_reads(frames) < again
+
+
+def fit_one_at_a_time(P: np.ndarray) -> tuple:
+    """The layout fit of one point set, written out plainly (what ``faces._fit_many`` batches)."""
+    n = len(P)
+    c0 = P.mean(0)
+    P = P - c0
+    g = math.sqrt(float((P * P).sum()) / n) / faces._LAYOUT_RMS[n][0]
+    if not (faces.GRID_RANGE[0] <= g <= faces.GRID_RANGE[1]):
+        return n, -1.0, None
+    d2 = ((P[None, :, None, :] - (faces._TEMPL[n] * g)[:, None, :, :]) ** 2).sum(-1)
+    hr = np.maximum(d2.min(2).max(1), d2.min(1).max(1))
+    k = int(np.argmin(hr))
+    nr = len(faces._ROTS)
+    return n, 1.0 - math.sqrt(float(hr[k])) / faces.FIT_ERR_SCALE, (c0, g, k % nr, k // nr)
+
+
+def test_layout_fits_of_many_point_sets_match_fits_one_at_a_time() -> None:
+    rng = np.random.default_rng(4)
+    fitted = 0
+    for n in range(2, 7):
+        layout = faces._LAYOUTS[n][0]
+        for _ in range(150):
+            sets = rng.normal(0.0, rng.uniform(0.005, 0.2), (int(rng.integers(1, 8)), n, 2))
+            sets += layout * rng.uniform(0.15, 0.7) + rng.normal(0.0, 0.1, 2)
+            sets = sets.astype(np.float32)
+            for P, (v, conf, geo) in zip(sets, faces._fit_many(sets), strict=True):
+                want = fit_one_at_a_time(P)
+                assert (v, conf) == want[:2]  # the same figures, to the last bit
+                if geo is not None:
+                    fitted += 1
+                    c0, g, k, variant = want[2]
+                    assert np.array_equal(geo[0], c0) and geo[1] == g
+                    assert np.array_equal(geo[2], faces._GRID_UNIT @ faces._ROTS[k].T)
+                    assert np.array_equal(geo[3], faces._ONMASK[n][variant])
+    assert fitted > 500  # most sets were fitted, not turned away by their grid step
+
+
+def verify_plainly(dm: np.ndarray, c0: np.ndarray, g: float, rot: np.ndarray, on: np.ndarray) -> tuple:
+    """``faces._verify`` written with array operations only."""
+    px = (c0[None, :] + (faces._GRID_UNIT @ rot.T) * g) * (faces.FACE / faces.CROP_SCALE / 2) + (
+        faces.FACE - 1
+    ) / 2
+    inside = (px >= 1).all(1) & (px <= faces.FACE - 2).all(1)
+    ix = np.clip(np.rint(px).astype(np.int32), 0, faces.FACE - 1)
+    v = dm[ix[:, 1], ix[:, 0]]
+    von, voff = v[on & inside], v[~on & inside]
+    vv = np.where(inside, v, 0.0)
+    pon = np.where(faces._PATTERNS, vv[None, :], np.inf).min(1)
+    poff = np.where(~faces._PATTERNS, vv[None, :], -np.inf).max(1)
+    pg = (pon - poff) / max(float(vv.max()), 1e-3)
+    pi = int(np.argmax(pg))
+    pv, gap = int(faces._PATTERN_VALUES[pi]), float(pg[pi])
+    if len(von) == 0:
+        return 1.0, pv, gap
+    if len(voff) == 0:
+        return 0.0, pv, gap
+    return float(voff.max() / max(von.min(), 1e-3)), pv, gap
+
+
+def test_grid_verification_matches_its_array_form() -> None:
+    rng = np.random.default_rng(5)
+    masks = [m for n in faces._ONMASK for m in faces._ONMASK[n]]
+    ratios = set()
+    for trial in range(3000):
+        dm = (rng.random((faces.FACE, faces.FACE)) * rng.uniform(1, 80)).astype(np.float32)
+        if trial % 4 == 0:
+            dm = np.round(dm / 10) * 10  # ties between samples
+        c0 = rng.normal(0.0, 0.3, 2).astype(np.float32)
+        g = float(rng.uniform(0.2, 0.9))  # the larger steps put grid points off the crop
+        k = int(rng.integers(len(faces._ROTS)))
+        on = masks[int(rng.integers(len(masks)))]
+        got = faces._verify(dm, (c0, g, faces._GRIDS[k], on))
+        assert got == verify_plainly(dm, c0, g, faces._ROTS[k], on)
+        ratios.add(got[0])
+    assert 1.0 in ratios and 0.0 in ratios and len(ratios) > 1000  # every branch was taken
+
+
+def template_value_map_by_map(maps: list[np.ndarray]) -> tuple[int, float]:
+    """``faces._template_value`` one map and one template at a time."""
+    inner, groups = faces._TEMPLATES
+    best = np.full(7, -2.0)
+    for dm in maps:
+        m = np.where(inner, dm - dm[inner].mean(), 0.0).astype(np.float32)
+        n = float(np.linalg.norm(m))
+        if n < 1e-6:
+            continue
+        for sigma, at, norms, starts, values in groups:
+            # the pips of every template, template by template: a weighted count
+            owner, pip = np.nonzero(at.T < faces.FACE * faces.FACE)
+            b = cv2.GaussianBlur(m, (0, 0), sigma).ravel()
+            sc = np.bincount(owner, weights=b[at[pip, owner]], minlength=len(norms)) / (norms * n)
+            best[values] = np.maximum(best[values], np.maximum.reduceat(sc, starts))
+    order = np.argsort(-best)
+    return int(order[0]), float(best[order[0]] - best[order[1]])
+
+
+def test_templates_read_all_maps_at_once_as_one_at_a_time() -> None:
+    rng = np.random.default_rng(6)
+    for value in range(1, 7):
+        clean = pip_map(value, 0.12)
+        noisy = (clean + rng.normal(0, 0.3, clean.shape)).astype(np.float32)
+        maps = [
+            noisy,
+            np.zeros_like(clean),
+            np.roll(clean, (2, -1), (0, 1)),
+            rng.random(clean.shape, np.float32),
+        ]
+        for k in (1, 2, 4):
+            assert faces._template_value(maps[:k]) == template_value_map_by_map(maps[:k])
+
+
+def test_contour_areas_are_opencvs() -> None:
+    rng = np.random.default_rng(7)
+    mask = (rng.random((120, 160)) < 0.45).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    for mode in (cv2.RETR_EXTERNAL, cv2.RETR_CCOMP):
+        cnts, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
+        assert len(cnts) > 50
+        want = [cv2.contourArea(c) for c in cnts]
+        assert faces._contour_areas(cnts).tolist() == want
+        assert max(want) > 20 and min(want) == 0.0  # pieces of every size, single points too
+    assert len(faces._contour_areas(())) == 0
+
+
+def leftovers_of_the_whole_mask(m: np.ndarray, out: list, f: float, S: float) -> list[tuple[float, float]]:
+    """``faces._leftovers`` with the opening run on the whole mask."""
+    cover = np.zeros_like(m)
+    for r in out:
+        pts = cv2.boxPoints(((r.x * f, r.y * f), (r.side * f * 1.1, r.side * f * 1.1), r.angle))
+        cv2.fillConvexPoly(cover, pts.astype(np.int32), 255)
+    k = max(3, int(round(S * faces.RESIDUAL_OPEN)) | 1)
+    left = cv2.morphologyEx(m & ~cover, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+    seeds = []
+    for i in range(1, n):
+        if stats[i, 4] < (faces.RESIDUAL_MIN * S) ** 2:
+            continue
+        x0, y0, w0, h0 = stats[i, :4]
+        dt = cv2.distanceTransform((labels[y0 : y0 + h0, x0 : x0 + w0] == i).astype(np.uint8), cv2.DIST_L2, 3)
+        _, r, _, (px, py) = cv2.minMaxLoc(dt)
+        if r >= faces.PEAK_FRAC * S:
+            seeds.append((float(x0 + px), float(y0 + py)))
+    return seeds
+
+
+def test_leftover_seeds_match_the_opening_of_the_whole_mask() -> None:
+    rng = np.random.default_rng(8)
+    found = 0
+    for trial in range(60):
+        S = float(rng.uniform(8, 26))
+        m = np.zeros((240, 320), np.uint8)
+        for _ in range(int(rng.integers(2, 12))):  # dice, clusters, slivers, specks
+            x, y = (int(v) for v in rng.integers(0, (320, 240)))
+            w, h = (int(v) for v in rng.integers(1, int(2.5 * S), 2))
+            cv2.ellipse(m, ((x, y), (w, h), float(rng.uniform(0, 180))), 255, -1)
+        m |= ((rng.random(m.shape) < 0.02) * 255).astype(np.uint8)
+        if trial % 3 == 0:
+            m[:, : int(S)] = 255  # a piece along the frame's edge
+        out = [
+            faces._Reading(3, 0.9, float(rng.uniform(0, 640)), float(rng.uniform(0, 480)), 2 * S, 20.0)
+            for _ in range(int(rng.integers(0, 4)))
+        ]
+        seeds = faces._leftovers(m, out, 0.5, S)
+        assert seeds == leftovers_of_the_whole_mask(m, out, 0.5, S)
+        found += len(seeds)
+    assert found > 30

@@ -370,7 +370,7 @@ def grade(image: np.ndarray, dice: list[Die]) -> list[Die]:
     if not sure:
         return dice
     img = pixels.as_bgr(image, "grade")
-    side = float(np.median([die_side(dice[i]) for i in sure]))
+    side = float(pixels.median([die_side(dice[i]) for i in sure]))
     cover = covers(img, dice, side, sure)
     out = list(dice)
     for i in sure:
