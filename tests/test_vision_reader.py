@@ -197,3 +197,25 @@ def test_blobs_labelled_in_their_box_match_the_whole_mask(monkeypatch: pytest.Mo
     whole = [reader._blobs(*c) for c in channels]
     for a, b in zip(boxed, whole, strict=True):
         assert all(np.array_equal(u, v) for u, v in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("kind", ["plain", "speckle"])
+def test_levels_read_together_match_each_level_alone(kind: str) -> None:
+    # The pyramid levels of a frame are grouped, fitted and checked in one
+    # stack; each level's dice must come out as if it were read alone.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [1, 1, 2, 4, 5, 6], 40, np.random.default_rng(5), kind)
+    levels = [(img, True)]
+    for depth in (1, 2, 3):
+        scale = reader.PYRAMID_STEP**depth
+        size = (round(640 / scale), round(480 / scale))
+        levels.append((cv2.resize(img, size, interpolation=cv2.INTER_AREA), depth < reader.COLOUR_LEVELS))
+    together = reader._read_levels(levels)
+    alone = [reader._read_level(level, colour) for level, colour in levels]
+    assert together == alone
+    # every level reads dice, "1"s among them, so every step was stacked
+    assert all(any(d.confidence > 0 for d in dice) for dice in alone[:3])
+    assert sum(d.value == 1 for dice in alone for d in dice) >= 2
