@@ -219,3 +219,31 @@ def test_levels_read_together_match_each_level_alone(kind: str) -> None:
     # every level reads dice, "1"s among them, so every step was stacked
     assert all(any(d.confidence > 0 for d in dice) for dice in alone[:3])
     assert sum(d.value == 1 for dice in alone for d in dice) >= 2
+
+
+def test_crowds_and_lab_samples_match_the_direct_sums() -> None:
+    # The crowd round each lone pip is counted among pips near in x only, and
+    # Lab colours are converted at the samples only; both as computed whole.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [1, 1, 3, 4, 5, 6], 40, np.random.default_rng(8), "speckle")
+    lab = reader._LabSampler(img)
+    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    assert len(pips.x) > 200
+    k = np.arange(len(pips.x))
+    d2 = (pips.x[k, None] - pips.x[None, :]) ** 2 + (pips.y[k, None] - pips.y[None, :]) ** 2
+    alike = (pips.r[None, :] > 0.5 * pips.r[k, None]) & (pips.polarity[None, :] == pips.polarity[k, None])
+    direct = ((d2 < ((reader.ONE_CLEAR_RADII * pips.r[k]) ** 2)[:, None]) & alike).sum(axis=1)
+    crowds = reader._crowds(pips, k)
+    assert np.array_equal(crowds, direct)
+    assert (crowds > 1).any() and (crowds == 1).any()
+    whole = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
+    rng = np.random.default_rng(0)
+    fresh = reader._LabSampler(img)
+    for n in (10, 5000, 80_000):  # the last passes the budget: the image is converted whole
+        sy, sx = rng.integers(0, 480, (n, 2)), rng.integers(0, 640, (n, 2))
+        assert np.array_equal(fresh[sy, sx], whole[sy, sx])
+    assert fresh._lab is not None
+    assert np.array_equal(fresh[sy[:9], sx[:9]], whole[sy[:9], sx[:9]])
