@@ -247,3 +247,51 @@ def test_crowds_and_lab_samples_match_the_direct_sums() -> None:
         assert np.array_equal(fresh[sy, sx], whole[sy, sx])
     assert fresh._lab is not None
     assert np.array_equal(fresh[sy[:9], sx[:9]], whole[sy[:9], sx[:9]])
+
+
+def test_edge_rays_match_a_dense_reference() -> None:
+    # The rays from each face centre are sampled in one stack, and the pips'
+    # own discs are looked at only where the colour is off the face; the edges
+    # found must be those of every ray sampled on its own, on the whole Lab image.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [2, 3, 4, 5, 6, 6], 40, np.random.default_rng(12), "wood")
+    lab = reader._LabSampler(img)
+    whole = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
+    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    groups = reader._groups(lab, pips) + [[k] for k in range(len(pips.x))]
+    bests = [b for b in reader._best_subsets(pips, groups) if b is not None]
+    faces = [
+        (cx, cy, face, pts, r, b[3] * reader.FACE_SPAN_RATIO)
+        for (cx, cy, face, pts, r), b in zip(
+            reader._face_readings(pips, [b[0] for b in bests]), bests, strict=True
+        )
+    ]
+    faces += [
+        (x, y, pips.face[k], np.array([[x, y]]), r, r * reader.ONE_SPAN_RADII)
+        for k, (x, y, r) in enumerate(zip(pips.x.tolist(), pips.y.tolist(), pips.r.tolist(), strict=True))
+    ]
+    got = reader._edge_distances_many(lab, faces, True, reader.EDGE_STEP_GROUP)
+    angles = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    lo, hi = reader.EDGE_SEARCH
+    for (cx, cy, face, pts, radius, span), edge in zip(faces, got, strict=True):
+        steps = np.arange(lo * span, hi * span, 1.0)
+        want = None
+        if len(steps) >= 2:
+            px = cx + np.cos(angles)[:, None] * steps
+            py = cy + np.sin(angles)[:, None] * steps
+            inside = (px >= 0) & (px <= 639) & (py >= 0) & (py <= 479)
+            dist = np.zeros(px.shape, np.float32)
+            iy, ix = np.rint(py[inside]).astype(int), np.rint(px[inside]).astype(int)
+            dist[inside] = np.sqrt(((whole[iy, ix] - face) ** 2).sum(-1))
+            d2 = (px[None] - pts[:, 0, None, None]) ** 2 + (py[None] - pts[:, 1, None, None]) ** 2
+            near = (d2 < (radius * 1.8 + 1) ** 2).any(axis=0)
+            off = (dist > reader.EDGE_STEP_GROUP) & ~near & inside
+            found = off.any(axis=1)
+            if found.mean() >= reader.EDGE_FOUND:
+                first = np.where(found, steps[np.argmax(off, axis=1)], np.nan)
+                want = reader._edge_shape(first, found, cx, cy, pts, True)
+        assert (edge is None and want is None) or np.array_equal(edge, want)
+    assert sum(e is not None for e in got) >= 5 and sum(e is None for e in got) >= 5
