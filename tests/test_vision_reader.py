@@ -197,3 +197,101 @@ def test_blobs_labelled_in_their_box_match_the_whole_mask(monkeypatch: pytest.Mo
     whole = [reader._blobs(*c) for c in channels]
     for a, b in zip(boxed, whole, strict=True):
         assert all(np.array_equal(u, v) for u, v in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("kind", ["plain", "speckle"])
+def test_levels_read_together_match_each_level_alone(kind: str) -> None:
+    # The pyramid levels of a frame are grouped, fitted and checked in one
+    # stack; each level's dice must come out as if it were read alone.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [1, 1, 2, 4, 5, 6], 40, np.random.default_rng(5), kind)
+    levels = [(img, True)]
+    for depth in (1, 2, 3):
+        scale = reader.PYRAMID_STEP**depth
+        size = (round(640 / scale), round(480 / scale))
+        levels.append((cv2.resize(img, size, interpolation=cv2.INTER_AREA), depth < reader.COLOUR_LEVELS))
+    together = reader._read_levels(levels)
+    alone = [reader._read_level(level, colour) for level, colour in levels]
+    assert together == alone
+    # every level reads dice, "1"s among them, so every step was stacked
+    assert all(any(d.confidence > 0 for d in dice) for dice in alone[:3])
+    assert sum(d.value == 1 for dice in alone for d in dice) >= 2
+
+
+def test_crowds_and_lab_samples_match_the_direct_sums() -> None:
+    # The crowd round each lone pip is counted among pips near in x only, and
+    # Lab colours are converted at the samples only; both as computed whole.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [1, 1, 3, 4, 5, 6], 40, np.random.default_rng(8), "speckle")
+    lab = reader._LabSampler(img)
+    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    assert len(pips.x) > 200
+    k = np.arange(len(pips.x))
+    d2 = (pips.x[k, None] - pips.x[None, :]) ** 2 + (pips.y[k, None] - pips.y[None, :]) ** 2
+    alike = (pips.r[None, :] > 0.5 * pips.r[k, None]) & (pips.polarity[None, :] == pips.polarity[k, None])
+    direct = ((d2 < ((reader.ONE_CLEAR_RADII * pips.r[k]) ** 2)[:, None]) & alike).sum(axis=1)
+    crowds = reader._crowds(pips, k)
+    assert np.array_equal(crowds, direct)
+    assert (crowds > 1).any() and (crowds == 1).any()
+    whole = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
+    rng = np.random.default_rng(0)
+    fresh = reader._LabSampler(img)
+    for n in (10, 5000, 80_000):  # the last passes the budget: the image is converted whole
+        sy, sx = rng.integers(0, 480, (n, 2)), rng.integers(0, 640, (n, 2))
+        assert np.array_equal(fresh[sy, sx], whole[sy, sx])
+    assert fresh._lab is not None
+    assert np.array_equal(fresh[sy[:9], sx[:9]], whole[sy[:9], sx[:9]])
+
+
+def test_edge_rays_match_a_dense_reference() -> None:
+    # The rays from each face centre are sampled in one stack, and the pips'
+    # own discs are looked at only where the colour is off the face; the edges
+    # found must be those of every ray sampled on its own, on the whole Lab image.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [2, 3, 4, 5, 6, 6], 40, np.random.default_rng(12), "wood")
+    lab = reader._LabSampler(img)
+    whole = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
+    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    groups = reader._groups(lab, pips) + [[k] for k in range(len(pips.x))]
+    bests = [b for b in reader._best_subsets(pips, groups) if b is not None]
+    faces = [
+        (cx, cy, face, pts, r, b[3] * reader.FACE_SPAN_RATIO)
+        for (cx, cy, face, pts, r), b in zip(
+            reader._face_readings(pips, [b[0] for b in bests]), bests, strict=True
+        )
+    ]
+    faces += [
+        (x, y, pips.face[k], np.array([[x, y]]), r, r * reader.ONE_SPAN_RADII)
+        for k, (x, y, r) in enumerate(zip(pips.x.tolist(), pips.y.tolist(), pips.r.tolist(), strict=True))
+    ]
+    got = reader._edge_distances_many(lab, faces, True, reader.EDGE_STEP_GROUP)
+    angles = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    lo, hi = reader.EDGE_SEARCH
+    for (cx, cy, face, pts, radius, span), edge in zip(faces, got, strict=True):
+        steps = np.arange(lo * span, hi * span, 1.0)
+        want = None
+        if len(steps) >= 2:
+            px = cx + np.cos(angles)[:, None] * steps
+            py = cy + np.sin(angles)[:, None] * steps
+            inside = (px >= 0) & (px <= 639) & (py >= 0) & (py <= 479)
+            dist = np.zeros(px.shape, np.float32)
+            iy, ix = np.rint(py[inside]).astype(int), np.rint(px[inside]).astype(int)
+            dist[inside] = np.sqrt(((whole[iy, ix] - face) ** 2).sum(-1))
+            d2 = (px[None] - pts[:, 0, None, None]) ** 2 + (py[None] - pts[:, 1, None, None]) ** 2
+            near = (d2 < (radius * 1.8 + 1) ** 2).any(axis=0)
+            off = (dist > reader.EDGE_STEP_GROUP) & ~near & inside
+            found = off.any(axis=1)
+            if found.mean() >= reader.EDGE_FOUND:
+                first = np.where(found, steps[np.argmax(off, axis=1)], np.nan)
+                want = reader._edge_shape(first, found, cx, cy, pts, True)
+        assert (edge is None and want is None) or np.array_equal(edge, want)
+    assert sum(e is not None for e in got) >= 5 and sum(e is None for e in got) >= 5
