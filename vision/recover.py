@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 # 3x3 grid places, index = 3 * (row + 1) + (col + 1); row/col in -1..1.
 _LAYOUTS: tuple[tuple[int, tuple[int, ...]], ...] = (
+    (1, (4,)),
     (2, (0, 8)),
     (2, (2, 6)),
     (3, (0, 4, 8)),
@@ -106,6 +107,7 @@ class FaceRead:
     contrast: float  # mean pip place minus mean empty place
     channel: int
     body: tuple[float, float, float] = (0.0, 0.0, 0.0)  # BGR of the empty places
+    one: float = 0.0  # the separation of the best reading as a 1
 
 
 def _channels(window: np.ndarray) -> list[np.ndarray]:
@@ -151,6 +153,8 @@ def read_face(image: np.ndarray, cx: float, cy: float, side: float) -> FaceRead 
             sc = float(sep[hi, li])
             if sc > per_value.get(value, -np.inf):
                 per_value[value] = sc
+            if value == 1:
+                continue
             if best is None or sc > best.separation:
                 best = FaceRead(value, sc, 0.0, float(m_on[hi, li] - m_off[hi, li]), ci)
                 at = (hi, li)
@@ -159,7 +163,8 @@ def read_face(image: np.ndarray, cx: float, cy: float, side: float) -> FaceRead 
     hi, li = at
     flat = win.reshape(-1, 3)[_INDEX[hi][~_ON[li]]]
     best.body = tuple(float(x) for x in np.median(flat, axis=0))
-    others = [s for v, s in per_value.items() if v != best.value]
+    best.one = per_value[1]
+    others = [s for v, s in per_value.items() if v not in (1, best.value)]
     best.margin = best.separation - max(others) if others else best.separation
     return best
 
@@ -168,6 +173,12 @@ SURE = 0.5  # readings below this are unsure (vision.fusion's, vision.quality's)
 RECOVERED = 0.6  # confidence of a die read here: sure, but below the readers' agreeing dice
 MIN_SEPARATION = 2.5
 MIN_MARGIN = 0.6
+# The grid never reads a die as a 1 (a lone blob, merged pips or a speck, fits
+# the middle place of many grids), but a die that reads far better as a 1 than
+# as anything else is left alone: on train, 1s read so by 0.6-17 (90% above
+# 3.3), other values by -3.3 to 8 (90% below 1.9), the dice made sure by -1 to
+# 0.6; rendered 1s by 14-25.
+ONE_OVER = 1.5
 APART = 0.6  # an unsure reading this close (in box sides) to a sure die is that die
 # The body of a die read here differs from the table's colour by at least this
 # (grey/opponent units, 0-255): on train the dice made sure differed by 92-142;
@@ -212,6 +223,8 @@ def recover(image: np.ndarray, dice: list[Die]) -> list[Die]:
             continue
         if f.value != d.value and f.margin < MIN_MARGIN:
             continue
+        if f.one > f.separation + ONE_OVER:
+            continue  # a 1: its single pip fits some grid of a larger value too
         if table is None:
             table = _table(image)
         if float(np.linalg.norm(pixels.OPPONENT @ np.float32(f.body) - table)) < BODY_FROM_TABLE:
