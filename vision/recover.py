@@ -185,7 +185,11 @@ APART = 0.6  # an unsure reading this close (in box sides) to a sure die is that
 # grids read off a speckled or printed table, the phantoms of rendered
 # scenes, by 0-5.
 BODY_FROM_TABLE = 40.0
-TABLE_SAMPLES = 4000  # pixels sampled for the table's colour
+TABLE_SAMPLES = 4000
+# A reading's box can hold only its pips (a 20 px box on a 32 px die on train):
+# when the frame's dice are this much larger, the die is read at their size
+# too, and the clearer reading kept (one more die made sure on train).
+SMALL_BOX = 1.2  # pixels sampled for the table's colour
 
 
 def _table(image: np.ndarray) -> np.ndarray:
@@ -206,6 +210,7 @@ def recover(image: np.ndarray, dice: list[Die]) -> list[Die]:
     from vision.reader import Die
 
     sure = [d for d in dice if d.confidence >= SURE]
+    typical = float(pixels.median([pixels.box_side(d.box) for d in sure])) if sure else 0.0
     out = list(dice)
     table: np.ndarray | None = None
     made: list[int] = []
@@ -219,6 +224,11 @@ def recover(image: np.ndarray, dice: list[Die]) -> list[Die]:
         ):
             continue
         f = read_face(image, cx, cy, side)
+        if typical > side * SMALL_BOX:
+            # a box around the pips alone: read at the frame's die size too
+            g = read_face(image, cx, cy, typical)
+            if g is not None and (f is None or g.separation > f.separation):
+                f = g
         if f is None or f.separation < MIN_SEPARATION:
             continue
         if f.value != d.value and f.margin < MIN_MARGIN:
