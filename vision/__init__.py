@@ -60,7 +60,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
             d.side /= scale
     from vision.recover import recover
 
-    return grade(image, recover(image, fuse(pip_dice, scan.dice, image)))
+    return grade(image, recover(image, fuse(pip_dice, scan.dice, image), pip_dice, scan.dice))
 
 
 def __getattr__(name: str) -> Any:
