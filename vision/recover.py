@@ -280,6 +280,7 @@ def recover(
     """
     from vision.reader import Die
 
+    image = pixels.as_bgr(image, "recover")  # (a grey or BGRA frame too)
     if pip_dice and body_dice:
         dice = split(image, dice, pip_dice, body_dice)
     sure = [d for d in dice if d.confidence >= SURE]
