@@ -208,14 +208,20 @@ def _table(image: np.ndarray) -> np.ndarray:
     return pixels.OPPONENT @ pixels.median(sample)
 
 
-def _confirms(image: np.ndarray, die: Die) -> bool:
-    """Whether ``read_face`` reads ``die`` clearly as its own value."""
+def _unlike_table(f: FaceRead, table: np.ndarray) -> bool:
+    """Whether the body of the face read as ``f`` differs from the table's colour ``table``."""
+    return float(np.linalg.norm(pixels.OPPONENT @ np.float32(f.body) - table)) >= BODY_FROM_TABLE
+
+
+def _confirms(image: np.ndarray, die: Die, table: np.ndarray) -> bool:
+    """Whether ``read_face`` reads ``die`` clearly as its own value, on a body unlike the table."""
     f = read_face(image, *die.center, pixels.box_side(die.box))
     return (
         f is not None
         and f.value == die.value
         and f.separation >= MIN_SEPARATION
         and f.one <= f.separation + ONE_OVER
+        and _unlike_table(f, table)
     )
 
 
@@ -243,6 +249,7 @@ def split(image: np.ndarray, dice: list[Die], pip_dice: list[Die], body_dice: li
     from vision.reader import Die
 
     out = list(dice)
+    table: np.ndarray | None = None
     for i, j in fusion.pair(pip_dice, body_dice):
         p, b = pip_dice[i], body_dice[j]
         if p.value == b.value or min(p.confidence, b.confidence) < SURE:
@@ -252,7 +259,11 @@ def split(image: np.ndarray, dice: list[Die], pip_dice: list[Die], body_dice: li
             continue
         mid = [(u + w) / 2.0 for u, w in zip(p.box, b.box, strict=True)]
         k = next((k for k, d in enumerate(out) if np.allclose(d.box, mid)), None)
-        if k is None or not (_confirms(image, p) and _confirms(image, b)):
+        if k is None:
+            continue
+        if table is None:
+            table = _table(image)
+        if not (_confirms(image, p, table) and _confirms(image, b, table)):
             continue
         two = (
             out[:k]
@@ -312,7 +323,7 @@ def recover(
             continue  # a 1: its single pip fits some grid of a larger value too
         if table is None:
             table = _table(image)
-        if float(np.linalg.norm(pixels.OPPONENT @ np.float32(f.body) - table)) < BODY_FROM_TABLE:
+        if not _unlike_table(f, table):
             continue
         out[i] = Die(f.value, list(d.box), RECOVERED, side=d.side)
         made.append(i)
