@@ -58,7 +58,9 @@ def read_dice(image: np.ndarray) -> list[Die]:
             d.pips = [(x / scale, y / scale) for x, y in d.pips]
             d.pip_radius /= scale
             d.side /= scale
-    return grade(image, fuse(pip_dice, scan.dice, image))
+    from vision.recover import recover
+
+    return grade(image, recover(image, fuse(pip_dice, scan.dice, image), pip_dice, scan.dice))
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,241 @@
+"""Unsure readings read once more on the die's own pip grid (vision.recover).
+
+Rendered dice (vision.synth) of every colour pair, and dark marbled dice whose
+small red pips bleed into each other and into reddish swirls, like the dice
+both readers leave unsure in photos. A reading made sure must be right; an
+unsure reading on a table with no die, on a die next to a sure one, on a 1, or
+on a die that vision.quality refuses, stays unsure.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import Die, fusion, read_dice, recover
+from vision.recover import RECOVERED, read_face
+from vision.synth import DICE_COLOURS, PIP_LAYOUT, PlacedDie, background, draw_die, hide_die
+
+UNSURE = 0.3
+
+
+def _noisy(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+
+
+def _marbled_die(
+    img: np.ndarray,
+    value: int,
+    center: tuple[float, float],
+    size: float,
+    angle: float,
+    rng: np.random.Generator,
+) -> PlacedDie:
+    """A dark die with reddish swirls and small red pips blurred into one another."""
+    h, w = img.shape[:2]
+    face = np.zeros_like(img)
+    draw_die(face, value, center, size, angle, (255, 255, 255), (255, 255, 255))
+    placed = draw_die(img, value, center, size, angle, (48, 46, 52), (48, 48, 48))
+    swirl = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), size * 0.08)
+    img[(face[..., 0] > 128) & (np.abs(swirl) < 0.15 * swirl.std())] = (70, 62, 110)
+    pips = np.zeros((h, w), np.float32)
+    a = math.radians(angle)
+    for u, v in PIP_LAYOUT[value]:
+        px = center[0] + (u * math.cos(a) - v * math.sin(a)) * size * 0.23
+        py = center[1] + (u * math.sin(a) + v * math.cos(a)) * size * 0.23
+        cv2.circle(pips, (round(px), round(py)), max(1, round(size * 0.11)), 1.0, -1, cv2.LINE_AA)
+    pips = (cv2.GaussianBlur(pips, (0, 0), size * 0.07) * 0.85)[..., None]
+    img[:] = np.clip(img * (1 - pips) + np.float32((60, 55, 150)) * pips, 0, 255).astype(np.uint8)
+    return placed
+
+
+def _box_side(die: PlacedDie) -> float:
+    x0, _, x1, _ = die.box
+    return x1 - x0
+
+
+def _unsure(die: PlacedDie, value: int = 1) -> Die:
+    return Die(value, list(die.box), UNSURE, side=die.size)
+
+
+def _sure(die: PlacedDie) -> Die:
+    return Die(die.value, list(die.box), 0.9, side=die.size)
+
+
+@pytest.mark.parametrize("colour", range(len(DICE_COLOURS)))
+def test_rendered_dice_read_right(colour: int) -> None:
+    body, pip = DICE_COLOURS[colour]
+    for value in range(2, 7):
+        for angle in (20.0, 55.0):
+            for size in (30.0, 60.0):
+                rng = np.random.default_rng(100 * colour + value)
+                img = background(200, 200, "plain", rng)
+                die = draw_die(img, value, (100.0, 100.0), size, angle, body, pip)
+                f = read_face(_noisy(img, rng), 100.0, 100.0, _box_side(die))
+                assert f is not None and f.value == value, (value, angle, size, f)
+                assert f.separation >= recover.MIN_SEPARATION
+
+
+def test_marbled_dice_with_red_pips_read_right() -> None:
+    right = 0
+    for seed in range(16):
+        rng = np.random.default_rng(seed)
+        img = background(160, 160, "plain", rng)
+        size = float(rng.uniform(22, 30))
+        value = int(rng.integers(2, 7))
+        die = _marbled_die(img, value, (80.0, 80.0), size, float(rng.uniform(10, 80)), rng)
+        f = read_face(_noisy(img, rng), 80.0, 80.0, _box_side(die))
+        assert f is not None
+        right += f.value == value
+        clear = f.separation >= recover.MIN_SEPARATION and f.margin >= recover.MIN_MARGIN
+        assert f.value == value or not clear, (seed, value, f)  # never clearly wrong
+    assert right >= 14  # as measured: 15 of 16 (a 4 read as 2, not clearly)
+
+
+def test_unsure_marbled_die_is_made_sure() -> None:
+    made = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        img = background(640, 480, "plain", rng)
+        size = float(rng.uniform(24, 30))
+        plain = draw_die(img, 4, (120.0, 120.0), size, 30.0, *DICE_COLOURS[0])
+        hard = _marbled_die(img, 3, (400.0, 300.0), size, float(rng.uniform(15, 75)), rng)
+        img = _noisy(img, rng)
+        dice = [_sure(plain), _unsure(hard)]
+        out = recover.recover(img, dice)
+        assert out[0] is dice[0]  # a sure die is left alone
+        if out[1].confidence >= 0.5:
+            assert out[1].value == 3 and out[1].confidence == RECOVERED
+            assert out[1].box == dice[1].box
+            made += 1
+    assert made >= 5  # as measured: all 6
+
+
+def test_unsure_reading_on_a_bare_table_stays_unsure() -> None:
+    for kind in ("speckle", "tray", "print", "stains", "mat"):
+        for seed in range(3):
+            rng = np.random.default_rng(seed)
+            img = background(640, 480, kind, rng)
+            spots = [
+                PlacedDie(2, (float(x), float(y)), 40.0, 0.0) for x in (100, 320, 540) for y in (100, 380)
+            ]
+            dice = [_unsure(s, 2) for s in spots]
+            assert recover.recover(img, dice) == dice, (kind, seed)
+
+
+def test_unsure_reading_beside_a_sure_die_is_left_alone() -> None:
+    # the second reading of a die already read sure is not a second die
+    rng = np.random.default_rng(3)
+    img = background(320, 240, "plain", rng)
+    die = draw_die(img, 5, (160.0, 120.0), 40.0, 25.0, *DICE_COLOURS[2])
+    img = _noisy(img, rng)
+    twin = Die(5, [v + 4 for v in die.box], UNSURE, side=die.size)
+    assert recover.recover(img, [twin]) != [twin]  # alone, it is read
+    sure = _sure(die)
+    assert recover.recover(img, [sure, twin]) == [sure, twin]
+
+
+def test_a_one_is_not_read_as_anything_else() -> None:
+    for colour, (body, pip) in enumerate(DICE_COLOURS):
+        rng = np.random.default_rng(colour)
+        img = background(200, 200, "plain", rng)
+        die = draw_die(img, 1, (100.0, 100.0), 40.0, 35.0, body, pip)
+        dice = [_unsure(die, 1)]
+        assert recover.recover(_noisy(img, rng), dice) == dice
+
+
+def test_hidden_die_stays_unsure() -> None:
+    # a red 6 a fifth under a hand reads clearly as a 3 on the grid, but
+    # vision.quality refuses it, so it stays unsure
+    for kind, seed in (("plain", 0), ("plain", 1), ("wood", 0), ("wood", 2), ("wood", 3)):
+        rng = np.random.default_rng(seed)
+        img = background(640, 480, kind, rng)
+        die = draw_die(img, 6, (320.0, 240.0), 50.0, 20.0, *DICE_COLOURS[2])
+        hidden = hide_die(img, die, 0.2, rng)
+        img = _noisy(img, rng)
+        f = read_face(img, 320.0, 240.0, _box_side(hidden))
+        assert f is not None and f.value != 6 and f.margin >= recover.MIN_MARGIN
+        dice = [_unsure(hidden, 6)]
+        assert recover.recover(img, dice) == dice, (kind, seed)
+
+
+def test_read_dice_reads_every_die_of_a_frame_with_a_marbled_die() -> None:
+    # the whole reader on a frame where one die is hard: nothing is read wrong
+    # and sure, and the plain dice are all read
+    rng = np.random.default_rng(7)
+    img = background(640, 480, "plain", rng)
+    plain = [
+        draw_die(img, v, c, 28.0, a, *DICE_COLOURS[k])
+        for v, c, a, k in (
+            (2, (100.0, 100.0), 20.0, 0),
+            (5, (500.0, 120.0), 50.0, 2),
+            (6, (150.0, 380.0), 35.0, 4),
+        )
+    ]
+    hard = _marbled_die(img, 3, (420.0, 330.0), 28.0, 40.0, rng)
+    sure = [d for d in read_dice(_noisy(img, rng)) if d.confidence >= 0.5]
+    for p in plain + [hard]:
+        near = [
+            d for d in sure if math.hypot(d.center[0] - p.center[0], d.center[1] - p.center[1]) < p.size / 2
+        ]
+        assert all(d.value == p.value for d in near), (p, near)
+        if p is not hard:
+            assert near, p
+    assert len(sure) <= 4
+
+
+def _grown(box: list[float], k: float) -> list[float]:
+    cx, cy, half = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, (box[2] - box[0]) / 2 * k
+    return [cx - half, cy - half, cx + half, cy + half]
+
+
+def _touching(seed: int) -> tuple[np.ndarray, PlacedDie, PlacedDie]:
+    """A red 3 and a blue 5, turned 45 degrees, edge to edge."""
+    rng = np.random.default_rng(seed)
+    img = background(320, 240, "plain", rng)
+    step = 40.0 * 1.02 / math.sqrt(2)
+    a = draw_die(img, 3, (140.0, 100.0), 40.0, 45.0, *DICE_COLOURS[2])
+    b = draw_die(img, 5, (140.0 + step, 100.0 + step), 40.0, 45.0, *DICE_COLOURS[4])
+    return _noisy(img, rng), a, b
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_touching_dice_fused_into_one_are_split(seed: int) -> None:
+    # the pip-first reading of one die and a body-first reading of its
+    # neighbour, a little large, are near enough for the fusion to pair them
+    img, a, b = _touching(seed)
+    pip_dice = [Die(3, list(a.box), 0.9, side=a.size)]
+    body_dice = [Die(5, _grown(b.box, 1.25), 0.9, side=b.size)]
+    fused = fusion.fuse(pip_dice, body_dice, img)
+    assert len(fused) == 1
+    out = recover.recover(img, fused, pip_dice, body_dice)
+    assert sorted((d.value, d.box) for d in out) == [(3, pip_dice[0].box), (5, body_dice[0].box)]
+    assert all(d.confidence == RECOVERED for d in out)
+    assert recover.recover(img, fused) == fused  # without the readings, nothing to split
+
+
+def test_two_readings_of_one_die_are_not_split() -> None:
+    # the readers disagree about one die (a 1 read off its side, a shifted box):
+    # the grid confirms one of them only
+    img, a, b = _touching(0)
+    pip_dice = [Die(1, [v + 0.45 * a.size for v in a.box], 0.9, side=a.size)]
+    body_dice = [Die(3, list(a.box), 0.9, side=a.size)]
+    fused = fusion.fuse(pip_dice, body_dice, img)
+    assert recover.recover(img, fused, pip_dice, body_dice) == fused
+
+
+def test_grey_and_bgra_frames_are_read_alike() -> None:
+    rng = np.random.default_rng(2)
+    img = background(320, 240, "plain", rng)
+    die = _marbled_die(img, 4, (160.0, 120.0), 40.0, 30.0, rng)
+    img = _noisy(img, rng)
+    dice = [_unsure(die, 4)]
+    bgr = recover.recover(img, dice)
+    assert bgr[0].value == 4 and bgr[0].confidence == RECOVERED
+    assert recover.recover(cv2.cvtColor(img, cv2.COLOR_BGR2BGRA), dice) == bgr
+    grey = recover.recover(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), dice)
+    # (red pips on a dark body may not stand out in grey: left unsure is right too)
+    assert grey == dice or (grey[0].value == 4 and grey[0].confidence == RECOVERED)

@@ -1,0 +1,333 @@
+"""Looking again at dice that neither reader read surely.
+
+``recover`` runs after ``vision.fusion.fuse``. A place where the readers saw a
+die but could not read it (an unsure reading) is read once more by
+``read_face``, a reader made for one die: it knows where the die is and about
+how large, so it needs no pip detector, only a contrast. It samples the face
+on the 3x3 grid of pip places and a ring of empty places around it, in each
+channel where pips may stand out from the die's own body (lighter, darker,
+redder), over a search of the grid's turn, centre and size, and keeps the
+layout whose pip places stand out most from its empty places, measured
+against their spread. Dark marbled dice with small red pips that run
+together, the hardest dice for both readers, are read this way: their merged
+pips still light up the right places of the grid. A reading is made sure only
+when it is clear, is not a 1 in disguise, has a body unlike the table and
+passes ``vision.quality``'s checks.
+
+Given the two readers' own readings, ``recover`` also splits a fused die
+that was two touching dice (``split``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision import pixels
+
+if TYPE_CHECKING:
+    from vision.reader import Die
+
+# 3x3 grid places, index = 3 * (row + 1) + (col + 1); row/col in -1..1.
+_LAYOUTS: tuple[tuple[int, tuple[int, ...]], ...] = (
+    (1, (4,)),
+    (2, (0, 8)),
+    (2, (2, 6)),
+    (3, (0, 4, 8)),
+    (3, (2, 4, 6)),
+    (4, (0, 2, 6, 8)),
+    (5, (0, 2, 4, 6, 8)),
+    (6, (0, 3, 6, 2, 5, 8)),
+    (6, (0, 1, 2, 6, 7, 8)),
+)
+# Places around the pip grid that lie on the face of a die (whose half side is
+# about 2.5 grid steps) and hold no pip: a grid read off the table around a
+# die, or off a larger grid's pips, has something there.
+_RING = (
+    (-1.6, 0.0),
+    (1.6, 0.0),
+    (0.0, -1.6),
+    (0.0, 1.6),
+    (-1.35, -1.35),
+    (1.35, -1.35),
+    (-1.35, 1.35),
+    (1.35, 1.35),
+)
+_ON = np.zeros((len(_LAYOUTS), 9 + len(_RING)), bool)
+for _k, (_v, _cells) in enumerate(_LAYOUTS):
+    _ON[_k, list(_cells)] = True
+
+MIN_SIDE = 6.0  # px: smaller dice have no readable pips
+WORK_SIDE = 40.0  # a die is read at this side (px): enough for its pips, cheap
+TURNS = np.deg2rad(np.arange(0.0, 90.0, 6.0))
+SHIFTS = tuple(np.arange(-0.2, 0.21, 0.05))  # grid centre offsets tried, in box sides
+STEPS = tuple(np.arange(0.12, 0.22, 0.03))  # grid step, in box sides
+# Added to the spread of the places (8-bit levels): a flat face, whose empty
+# places agree to a level, must still show pips of some contrast.
+NOISE = 4.0
+BLUR = 0.05  # smoothing of the channels, in die sides: a sample averages over a pip
+
+_ON_F = _ON.astype(np.float32)
+_N_ON = _ON_F.sum(1)
+_N_OFF = _ON.shape[1] - _N_ON
+_SUMS = np.ascontiguousarray(np.vstack([_ON_F, np.ones((1, _ON.shape[1]), np.float32)]).T)
+
+
+def _offsets() -> np.ndarray:
+    """Sample places of every grid tried, (turn, shift, shift, step) x place x (x, y), in work pixels."""
+    grid = np.array([(c, r) for r in (-1, 0, 1) for c in (-1, 0, 1)] + list(_RING), np.float32)
+    out = []
+    for t in TURNS:
+        u = np.array([math.cos(t), math.sin(t)], np.float32)
+        v = np.array([-math.sin(t), math.cos(t)], np.float32)
+        rot = grid[:, :1] * u + grid[:, 1:] * v
+        for sx in SHIFTS:
+            for sy in SHIFTS:
+                for step in STEPS:
+                    out.append(rot * (step * WORK_SIDE) + (sx * WORK_SIDE, sy * WORK_SIDE))
+    return np.array(out, np.float32)
+
+
+_OFFSETS = _offsets()
+_REACH = int(np.ceil(np.abs(_OFFSETS).max())) + 1  # half side of the work window
+_INDEX = (np.rint(_OFFSETS[..., 1]).astype(np.intp) + _REACH) * (2 * _REACH + 1) + (
+    np.rint(_OFFSETS[..., 0]).astype(np.intp) + _REACH
+)
+
+
+@dataclass
+class FaceRead:
+    """The best reading of one face: value, and how clearly it stood out."""
+
+    value: int
+    separation: float  # (mean of pip places - mean of empty places) / (their spread + NOISE)
+    margin: float  # separation over that of the best reading of another value (not 1)
+    contrast: float  # mean of pip places - mean of empty places (8-bit levels)
+    channel: int
+    body: tuple[float, float, float] = (0.0, 0.0, 0.0)  # BGR of the empty places
+    one: float = 0.0  # the separation of the best reading as a 1
+
+
+def _channels(window: np.ndarray) -> list[np.ndarray]:
+    """Signed channels in which pips may stand out: lighter, darker, redder."""
+    f = window.astype(np.float32)
+    b, g, r = cv2.split(f)
+    grey = 0.114 * b + 0.587 * g + 0.299 * r
+    red = r - 0.5 * (g + b)
+    return [grey, -grey, red]
+
+
+def read_face(image: np.ndarray, cx: float, cy: float, side: float) -> FaceRead | None:
+    """Read the die of box side ``side`` (px) centred near (cx, cy) of ``image`` (BGR)."""
+    if side < MIN_SIDE:
+        return None
+    # the die, scaled to WORK_SIDE and centred in a fixed window, so that every
+    # grid's places are fixed indices into it
+    k = WORK_SIDE / side
+    c = _REACH + 0.5
+    warp = np.float32([[k, 0, c - k * cx], [0, k, c - k * cy]])
+    size = 2 * _REACH + 1
+    win = cv2.warpAffine(image, warp, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    sigma = BLUR * WORK_SIDE
+    chans = [cv2.GaussianBlur(ch, (0, 0), sigma) for ch in _channels(win)]
+    best: FaceRead | None = None
+    per_value: dict[int, float] = {}
+    for ci, ch in enumerate(chans):
+        # every grid's places at once: (grids, places), and per layout the
+        # sums over its pip places (grids, layouts)
+        vals = ch.ravel()[_INDEX]
+        # (einsum, not @: BLAS threads made the product slower than the work)
+        s1 = np.einsum("hk,kl->hl", vals, _SUMS)  # (last column: over all places)
+        s2 = np.einsum("hk,kl->hl", vals * vals, _SUMS)
+        s1_on, s2_on = s1[:, :-1], s2[:, :-1]
+        s1_off, s2_off = s1[:, -1:] - s1_on, s2[:, -1:] - s2_on
+        m_on = s1_on / _N_ON
+        m_off = s1_off / _N_OFF
+        var = (s2_on - _N_ON * m_on**2 + s2_off - _N_OFF * m_off**2) / _ON.shape[1]
+        sep = (m_on - m_off) / (np.sqrt(np.maximum(var, 0)) + NOISE)
+        top = sep.argmax(0)
+        for li, (value, _) in enumerate(_LAYOUTS):
+            hi = int(top[li])
+            sc = float(sep[hi, li])
+            if sc > per_value.get(value, -np.inf):
+                per_value[value] = sc
+            if value == 1:
+                continue
+            if best is None or sc > best.separation:
+                best = FaceRead(value, sc, 0.0, float(m_on[hi, li] - m_off[hi, li]), ci)
+                at = (hi, li)
+    if best is None:
+        return None
+    hi, li = at
+    flat = win.reshape(-1, 3)[_INDEX[hi][~_ON[li]]]
+    best.body = tuple(float(x) for x in np.median(flat, axis=0))
+    best.one = per_value[1]
+    others = [s for v, s in per_value.items() if v not in (1, best.value)]
+    best.margin = best.separation - max(others) if others else best.separation
+    return best
+
+
+SURE = 0.5  # readings below this are unsure (vision.fusion's, vision.quality's)
+RECOVERED = 0.6  # confidence of a die read here: sure, but below the readers' agreeing dice
+# A clear reading: read at the labelled boxes of the 1487 train dice, the
+# readings this clear (and not 1s, below) were right for 667 of 689 (96.8%);
+# the unsure train readings made sure by them were all right. A reading that
+# agrees with the readers' own unsure value needs no margin.
+MIN_SEPARATION = 2.5
+MIN_MARGIN = 0.6
+# The grid never reads a die as a 1 (a lone blob, merged pips or a speck, fits
+# the middle place of many grids), but a die that reads far better as a 1 than
+# as anything else is left alone: on train, 1s read so by 0.6-17 (90% above
+# 3.3), other values by -3.3 to 8 (90% below 1.9), the dice made sure by -1 to
+# 0.6; rendered 1s by 14-25.
+ONE_OVER = 1.5
+APART = 0.6  # an unsure reading this close (in box sides) to a sure die is that die
+# The body of a die read here differs from the table's colour by at least this
+# (grey/opponent units, 0-255): on train the dice made sure differed by 92-142;
+# grids read off a speckled or printed table, the phantoms of rendered
+# scenes, by 0-5.
+BODY_FROM_TABLE = 40.0
+TABLE_SAMPLES = 4000  # pixels sampled for the table's colour
+# A reading's box can hold only its pips (a 20 px box on a 32 px die on train):
+# when the frame's dice are this much larger, the die is read at their size
+# too, and the clearer reading kept (one more die made sure on train).
+SMALL_BOX = 1.2
+# On train the two readers' readings of one die, when paired, lay up to 0.39
+# of a die's side apart, those of two touching dice 0.42-0.55.
+SPLIT_APART = 0.42
+
+
+def _table(image: np.ndarray) -> np.ndarray:
+    """The table's colour on the grey/opponent axes: the median of a sparse sample of the frame."""
+    step = max(1, int(math.sqrt(image.shape[0] * image.shape[1] / TABLE_SAMPLES)))
+    sample = image[::step, ::step].reshape(-1, 3).astype(np.float32)
+    return pixels.OPPONENT @ pixels.median(sample)
+
+
+def _unlike_table(f: FaceRead, table: np.ndarray) -> bool:
+    """Whether the body of the face read as ``f`` differs from the table's colour ``table``."""
+    return float(np.linalg.norm(pixels.OPPONENT @ np.float32(f.body) - table)) >= BODY_FROM_TABLE
+
+
+def _confirms(image: np.ndarray, die: Die, table: np.ndarray) -> bool:
+    """Whether ``read_face`` reads ``die`` clearly as its own value, on a body unlike the table."""
+    f = read_face(image, *die.center, pixels.box_side(die.box))
+    return (
+        f is not None
+        and f.value == die.value
+        and f.separation >= MIN_SEPARATION
+        and f.one <= f.separation + ONE_OVER
+        and _unlike_table(f, table)
+    )
+
+
+def _passes(image: np.ndarray, dice: list[Die], which: list[int]) -> bool:
+    """Whether the dice ``which`` of ``dice`` pass the checks of ``vision.quality.grade``."""
+    from vision import quality
+
+    now_sure = [i for i, d in enumerate(dice) if d.confidence >= SURE]
+    side = float(pixels.median([quality.die_side(dice[i]) for i in now_sure]))
+    cover = quality.covers(image, dice, side, which)
+    return not any(quality.check(image, dice[i], quality.die_side(dice[i]), cover[i]).reason for i in which)
+
+
+def split(image: np.ndarray, dice: list[Die], pip_dice: list[Die], body_dice: list[Die]) -> list[Die]:
+    """``dice`` (fused from ``pip_dice`` and ``body_dice``) with fused pairs of two touching dice split.
+
+    The fusion pairs readings of the two readers whose centres lie within
+    0.6 of a die's side; two dice side by side can be so paired, the pip-first
+    reader's reading of one with the body-first reader's of the other, and
+    come out as one die between them. A pair of sure readings of different
+    values this far apart, each of which ``read_face`` reads as its own value,
+    is two dice.
+    """
+    from vision import fusion
+    from vision.reader import Die
+
+    out = list(dice)
+    table: np.ndarray | None = None
+    for i, j in fusion.pair(pip_dice, body_dice):
+        p, b = pip_dice[i], body_dice[j]
+        if p.value == b.value or min(p.confidence, b.confidence) < SURE:
+            continue
+        side = max(pixels.box_side(p.box), pixels.box_side(b.box))
+        if math.hypot(p.center[0] - b.center[0], p.center[1] - b.center[1]) < SPLIT_APART * side:
+            continue
+        mid = [(u + w) / 2.0 for u, w in zip(p.box, b.box, strict=True)]
+        k = next((k for k, d in enumerate(out) if np.allclose(d.box, mid)), None)
+        if k is None:
+            continue
+        if table is None:
+            table = _table(image)
+        if not (_confirms(image, p, table) and _confirms(image, b, table)):
+            continue
+        two = (
+            out[:k]
+            + out[k + 1 :]
+            + [
+                Die(p.value, list(p.box), RECOVERED, side=p.side),
+                Die(b.value, list(b.box), RECOVERED, side=b.side),
+            ]
+        )
+        if _passes(image, two, [len(two) - 2, len(two) - 1]):
+            out = two
+    return out
+
+
+def recover(
+    image: np.ndarray, dice: list[Die], pip_dice: list[Die] | None = None, body_dice: list[Die] | None = None
+) -> list[Die]:
+    """``dice`` with the unsure readings that ``read_face`` reads clearly made sure.
+
+    Given the two readers' readings that ``dice`` were fused from, touching
+    dice fused into one are split first (``split``).
+
+    A reading made sure must still pass ``vision.quality``'s checks (a die
+    read here is no less likely to be cocked, hidden or blurred), and its
+    body must not look like the table.
+    """
+    from vision.reader import Die
+
+    image = pixels.as_bgr(image, "recover")  # (a grey or BGRA frame too)
+    if pip_dice and body_dice:
+        dice = split(image, dice, pip_dice, body_dice)
+    sure = [d for d in dice if d.confidence >= SURE]
+    typical = float(pixels.median([pixels.box_side(d.box) for d in sure])) if sure else 0.0
+    out = list(dice)
+    table: np.ndarray | None = None
+    made: list[int] = []
+    for i, d in enumerate(dice):
+        if d.confidence >= SURE:
+            continue
+        (cx, cy), side = d.center, pixels.box_side(d.box)
+        if any(
+            math.hypot(cx - o.center[0], cy - o.center[1]) < APART * max(side, pixels.box_side(o.box))
+            for o in sure
+        ):
+            continue
+        f = read_face(image, cx, cy, side)
+        if typical > side * SMALL_BOX:
+            # a box around the pips alone: read at the frame's die size too
+            g = read_face(image, cx, cy, typical)
+            if g is not None and (f is None or g.separation > f.separation):
+                f = g
+        if f is None or f.separation < MIN_SEPARATION:
+            continue
+        if f.value != d.value and f.margin < MIN_MARGIN:
+            continue
+        if f.one > f.separation + ONE_OVER:
+            continue  # a 1: its single pip fits some grid of a larger value too
+        if table is None:
+            table = _table(image)
+        if not _unlike_table(f, table):
+            continue
+        out[i] = Die(f.value, list(d.box), RECOVERED, side=d.side)
+        made.append(i)
+    for i in made:
+        if not _passes(image, out, [i]):
+            out[i] = dice[i]
+    return out
