@@ -3,8 +3,11 @@
 ``from vision import read_dice, Die``. ``read_dice`` combines two readers that
 miss different dice: the body-first reader (``vision.faces.read_faces``) and
 the pip-first reader (``vision.reader.read_dice``), fused by
-``vision.fusion.fuse``. OpenCV is imported on first use so that importing the
-package stays cheap.
+``vision.fusion.fuse`` (which checks doubtful readings against their pip grid,
+``vision.verify``). ``vision.recover`` reads again, in the die's own contrast,
+the dice both readers saw but could not read surely, and ``vision.quality``
+lowers the confidence of dice that are blurred, cocked or half hidden. OpenCV
+is imported on first use so that importing the package stays cheap.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
     from vision.faces import scan_faces
     from vision.fusion import fuse
     from vision.quality import grade
+    from vision.recover import recover
 
     # The pip-first pass runs on every frame, even one the body-first reader
     # seems to explain: a die whose body looks like the table (a white die on a
@@ -58,8 +62,6 @@ def read_dice(image: np.ndarray) -> list[Die]:
             d.pips = [(x / scale, y / scale) for x, y in d.pips]
             d.pip_radius /= scale
             d.side /= scale
-    from vision.recover import recover
-
     return grade(image, recover(image, fuse(pip_dice, scan.dice, image), pip_dice, scan.dice))
 
 
