@@ -71,8 +71,21 @@ class TablePiProcess:
     def start(self, timeout: float = 30.0) -> TablePiProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("wb")
-        cmd = [sys.executable, "-m", "tablepi", "run", "--simulate", "--host", "127.0.0.1",
-               "--port", str(self.port), "--data-dir", str(self.data_dir), "--log-level", "WARNING"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "tablepi",
+            "run",
+            "--simulate",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.data_dir),
+            "--log-level",
+            "WARNING",
+        ]
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -71,8 +71,13 @@ def live_seq(page) -> int:
 
 def bmu_game(table, names=("Ann", "Ben")) -> None:
     boards = "ABCD"
-    table.command({"type": "new_game", "kind": "beam_me_up",
-                   "settings": {"players": [{"name": n, "board": boards[i]} for i, n in enumerate(names)]}})
+    table.command(
+        {
+            "type": "new_game",
+            "kind": "beam_me_up",
+            "settings": {"players": [{"name": n, "board": boards[i]} for i, n in enumerate(names)]},
+        }
+    )
     table.command({"type": "advantage", "columns": ["3"]})
 
 
@@ -150,8 +155,13 @@ def test_phone_move_shows_on_tv_within_a_second(table, tv, phone):
 
 
 def test_device_button_changes_the_screen(table, browser):
-    table.command({"type": "new_game", "kind": "outer_space",
-                   "settings": {"players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]}})
+    table.command(
+        {
+            "type": "new_game",
+            "kind": "outer_space",
+            "settings": {"players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]},
+        }
+    )
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
     errors = page_errors(page)
@@ -160,13 +170,15 @@ def test_device_button_changes_the_screen(table, browser):
     version = page.inner_text("#oled-version")
     before = page.locator("#oled").screenshot()
     page.click("[data-button='A']")  # A: start the mission timer
-    page.wait_for_function(f"document.getElementById('oled-version').textContent !== '{version}'",
-                           timeout=3000)
+    page.wait_for_function(
+        f"document.getElementById('oled-version').textContent !== '{version}'", timeout=3000
+    )
     page.wait_for_timeout(100)
     after = page.locator("#oled").screenshot()
     assert after != before
     timer = table.state()["game"]["state"]["timer"]
     assert timer["state"] == "running"  # the same path as the real button
+
     def timer_becomes(state: str) -> None:
         deadline = time.monotonic() + 3
         while table.state()["game"]["state"]["timer"]["state"] != state:
@@ -317,7 +329,8 @@ def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
             beans_act(table, phones, lambda: ann.click("#beans-closeout-send"))
             tv.wait_for_function(
                 f"document.querySelector(\"[data-player='Ann'] .beans-total\").textContent === '{9 * turn}'",
-                timeout=1000)
+                timeout=1000,
+            )
         beans_act(table, phones, lambda b=ann_beans[turn]: beans_add(ann, b, nine))
         beans_act(table, phones, lambda: ann.click("#beans-end-turn"))
         ben_turn(turn)
@@ -403,8 +416,14 @@ def test_setup_layout_editor_makes_a_custom_board(table, phone, tmp_path):
 
 
 NARROW_GAMES = {
-    "beam_me_up": {"players": [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "B"},
-                               {"name": "Cat", "board": "C"}, {"name": "Dan", "board": "D"}]},
+    "beam_me_up": {
+        "players": [
+            {"name": "Ann", "board": "A"},
+            {"name": "Ben", "board": "B"},
+            {"name": "Cat", "board": "C"},
+            {"name": "Dan", "board": "D"},
+        ]
+    },
     "outer_space": {"players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]},
     "space_beans": {"players": ["Annabelle", "Benedict", "Catherine", "Dan", "Eve", "Fay"]},
 }
@@ -466,7 +485,8 @@ def test_device_roll_reads_dice_into_the_game(table, browser, tv):
     sign_in(phone, table.pin)
     phone.click("[data-open-roll='correct']")
     assert phone.locator("#rc-slots .die-button").evaluate_all(
-        "els => els.map(e => e.getAttribute('aria-label').split(': ')[1])") == [str(d) for d in dice]
+        "els => els.map(e => e.getAttribute('aria-label').split(': ')[1])"
+    ) == [str(d) for d in dice]
     fixed = [1 if dice[0] != 1 else 2] + dice[1:]
     phone.click("#rc-slots [data-slot='0']")
     phone.click(f"#rc-pad [data-pick='{fixed[0]}']")
@@ -483,8 +503,13 @@ def test_device_roll_reads_dice_into_the_game(table, browser, tv):
 def test_tv_catches_up_after_the_table_restarts(browser, tmp_path):
     own = TablePiProcess(tmp_path / "restart").start()
     try:
-        own.command({"type": "new_game", "kind": "outer_space",
-                     "settings": {"players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]}})
+        own.command(
+            {
+                "type": "new_game",
+                "kind": "outer_space",
+                "settings": {"players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]},
+            }
+        )
         ctx = browser.new_context(viewport=TV)
         page = ctx.new_page()
         errors = page_errors(page)

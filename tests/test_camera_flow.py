@@ -173,8 +173,11 @@ def test_service_rolls_the_synthetic_camera_and_plays_the_reading(tmp_path: Path
                 # Only a reading the table cannot trust, one the rules refuse or
                 # a throw the camera was not ready for (shown on the OLED) is
                 # not played.
-                assert service.last_reading is None or service.last_reading["problem"] is not None \
+                assert (
+                    service.last_reading is None
+                    or service.last_reading["problem"] is not None
                     or service.display.screen == "error"
+                )
             state = service.table.public_state()
             assert state["seq"] == seq
             assert state["game"]["last"]["source"] == "camera"

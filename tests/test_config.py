@@ -79,9 +79,9 @@ def test_layers_merge_later_wins(tmp_path):
     system = tmp_path / "system.toml"
     user = tmp_path / "user.toml"
     explicit = tmp_path / "explicit.toml"
-    system.write_text('[buttons]\npins = {A = 5, B = 6}\nhold_time = 2.0\n[web]\nport = 9000\n')
+    system.write_text("[buttons]\npins = {A = 5, B = 6}\nhold_time = 2.0\n[web]\nport = 9000\n")
     user.write_text('[buttons]\npins = {B = 13}\n[display]\ndriver = "sh1106"\n')
-    explicit.write_text('[web]\nport = 9100\n[camera]\ntray = [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9]]\n')
+    explicit.write_text("[web]\nport = 9100\n[camera]\ntray = [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9]]\n")
     config = load_config(explicit, search=[system, user])
     assert config.buttons.pins == {"A": 5, "B": 13, "C": 22}
     assert config.buttons.hold_time == 2.0

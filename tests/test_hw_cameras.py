@@ -199,8 +199,11 @@ def test_failing_source_is_reopened_and_reported():
     Flaky.opened = 0
     log: list = []
     cam = ResilientCamera(
-        lambda: Flaky(good=3, refuse=2, log=log), lambda kind, msg: events.append((kind, msg)),
-        frame_period=0.01, first_backoff=0.01, max_backoff=0.05,
+        lambda: Flaky(good=3, refuse=2, log=log),
+        lambda kind, msg: events.append((kind, msg)),
+        frame_period=0.01,
+        first_backoff=0.01,
+        max_backoff=0.05,
     )
     try:
         assert wait_for(lambda: [k for k, _ in events][:2] == ["lost", "restored"])
@@ -217,8 +220,9 @@ def test_read_returns_none_while_lost_and_never_raises():
         raise CameraError("no camera here")
 
     events = []
-    cam = ResilientCamera(refuse, lambda kind, msg: events.append(kind), frame_period=0.02,
-                          first_backoff=0.01, max_backoff=0.02)
+    cam = ResilientCamera(
+        refuse, lambda kind, msg: events.append(kind), frame_period=0.02, first_backoff=0.01, max_backoff=0.02
+    )
     try:
         assert cam.read() is None
         assert wait_for(lambda: events == ["lost"])
@@ -252,8 +256,9 @@ class Slow(Camera):
 def test_read_never_waits_much_longer_than_a_frame_period():
     slow = Slow(delay=30.0)  # stuck after the first frame until released
     events = []
-    cam = ResilientCamera(lambda: slow, lambda kind, msg: events.append(kind), frame_period=0.05,
-                          stale_after=0.3)
+    cam = ResilientCamera(
+        lambda: slow, lambda kind, msg: events.append(kind), frame_period=0.05, stale_after=0.3
+    )
     try:
         assert cam.wait_frame(2.0) is not None
         worst = 0.0

@@ -87,8 +87,15 @@ def test_countdown_digits_change_each_second(display):
     display.countdown(59.0)
     assert differ(sixty, fifty_nine) > 50
     assert differ(fifty_nine, display.image) == 0
-    assert [format_clock(s) for s in (60, 59.2, 59, 0.4, 0, -3, 600)] == ["1:00", "1:00", "0:59", "0:01",
-                                                                          "0:00", "0:00", "10:00"]
+    assert [format_clock(s) for s in (60, 59.2, 59, 0.4, 0, -3, 600)] == [
+        "1:00",
+        "1:00",
+        "0:59",
+        "0:01",
+        "0:00",
+        "0:00",
+        "10:00",
+    ]
 
 
 def test_coin_screens_differ_and_are_secret_until_next_screen(display):

@@ -82,9 +82,16 @@ def quick_config(tmp_path, monkeypatch):
 def test_hw_test_simulated_end_to_end(quick_config, capsys):
     assert main(["hw", "test", "--simulate", "--config", str(quick_config)]) == 0
     out = capsys.readouterr().out
-    for part in ("button A: press", "button B: press", "button C: press", "button A: long press",
-                 "OLED: test pattern", "buzzer: 'tick' and 'warning' switched GPIO18 on 1 + 3 times",
-                 "camera: synthetic source, 640x480", "dice reader"):
+    for part in (
+        "button A: press",
+        "button B: press",
+        "button C: press",
+        "button A: long press",
+        "OLED: test pattern",
+        "buzzer: 'tick' and 'warning' switched GPIO18 on 1 + 3 times",
+        "camera: synthetic source, 640x480",
+        "dice reader",
+    ):
         assert part in out, out
     assert "FAIL" not in out and "All parts working." in out
 

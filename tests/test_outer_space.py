@@ -17,9 +17,13 @@ NAMES = ["Ann", "Ben", "Cal", "Dee", "Eve", "Fay", "Gus", "Hal"]
 
 # T1, straight from the ruling: n -> (team humans, panel aliens, panel humans, aliens/repairs to win)
 T1 = {
-    6: (4, 3, 8, 4), 7: (5, 3, 7, 4),
-    8: (6, 4, 6, 5), 9: (7, 4, 5, 5),
-    10: (8, 5, 4, 6), 11: (9, 5, 3, 6), 12: (10, 5, 2, 6),
+    6: (4, 3, 8, 4),
+    7: (5, 3, 7, 4),
+    8: (6, 4, 6, 5),
+    9: (7, 4, 5, 5),
+    10: (8, 5, 4, 6),
+    11: (9, 5, 3, 6),
+    12: (10, 5, 2, 6),
 }
 
 
@@ -130,8 +134,15 @@ def test_timer_refusals() -> None:
 def test_timer_commands_in_game_and_view() -> None:
     g = OuterSpace.from_settings({"players": NAMES, "timer_seconds": 30})
     view = g.public_view(now=5.0)["timer"]
-    assert view == {"state": "ready", "duration": 30.0, "remaining": 30.0, "seconds_left": 30,
-                    "deadline": None, "warning": False, "ended": False}
+    assert view == {
+        "state": "ready",
+        "duration": 30.0,
+        "remaining": 30.0,
+        "seconds_left": 30,
+        "deadline": None,
+        "warning": False,
+        "ended": False,
+    }
     g.push({"type": "timer_start", "at": 100.0})
     view = g.public_view(now=121.5)["timer"]
     assert view["state"] == "running" and view["deadline"] == 130.0
@@ -276,14 +287,31 @@ def test_tie_is_broken_by_current_leader() -> None:
     g.push({"type": "vote", "votes": {"Cal": 3, "Dee": 3, "Eve": 2}, "tie_break": "Dee"})
     view = g.public_view()
     assert view["leader"] == "Dee"
-    assert view["history"] == [{"mission": 1, "leader": "Ann", "partner": "Ben",
-                                "votes": {"Cal": 3, "Dee": 3, "Eve": 2}, "next_leader": "Dee"}]
+    assert view["history"] == [
+        {
+            "mission": 1,
+            "leader": "Ann",
+            "partner": "Ben",
+            "votes": {"Cal": 3, "Dee": 3, "Eve": 2},
+            "next_leader": "Dee",
+        }
+    ]
 
 
-@pytest.mark.parametrize("votes", [
-    {}, {"Cal": -1}, {"Cal": 1.5}, {"Cal": True}, {"Zed": 1}, {"Cal": 0}, {"Cal": 9},
-    {"Cal": 1, "cal": 1}, [["Cal", 1]],
-])
+@pytest.mark.parametrize(
+    "votes",
+    [
+        {},
+        {"Cal": -1},
+        {"Cal": 1.5},
+        {"Cal": True},
+        {"Zed": 1},
+        {"Cal": 0},
+        {"Cal": 9},
+        {"Cal": 1, "cal": 1},
+        [["Cal", 1]],
+    ],
+)
 def test_malformed_votes_refused(votes: object) -> None:
     g = started()
     to_bridge(g, "Ben")
@@ -318,9 +346,19 @@ def test_result_finishes_and_freezes() -> None:
     assert not g.finished
 
 
-@pytest.mark.parametrize("command", [None, "next_phase", {}, {"type": 3}, {"type": "fly"},
-                                     {"type": "partner"}, {"type": "partner", "player": 7},
-                                     {"type": "next_phase", "extra": {1, 2}}])
+@pytest.mark.parametrize(
+    "command",
+    [
+        None,
+        "next_phase",
+        {},
+        {"type": 3},
+        {"type": "fly"},
+        {"type": "partner"},
+        {"type": "partner", "player": 7},
+        {"type": "next_phase", "extra": {1, 2}},
+    ],
+)
 def test_malformed_commands_change_nothing(command: object) -> None:
     g = started()
     before = g.to_dict()
@@ -352,7 +390,10 @@ def test_pop_round_trip_and_view_are_plain_json() -> None:
 
 
 def test_from_dict_refuses_garbage() -> None:
-    for bad in [{}, {"settings": {"players": NAMES}}, {"settings": {"players": NAMES}, "state": {},
-                                                       "commands": []}]:
+    for bad in [
+        {},
+        {"settings": {"players": NAMES}},
+        {"settings": {"players": NAMES}, "state": {}, "commands": []},
+    ]:
         with pytest.raises(RuleError):
             OuterSpace.from_dict(bad)

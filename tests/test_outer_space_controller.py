@@ -44,9 +44,15 @@ class FakeTable:
         return self.public_state()
 
     def public_state(self) -> dict:
-        state = {"seq": len(self.submitted),
-                 "game": {"id": 1, "kind": "outer_space", "finished": self.game.finished,
-                          "state": self.game.public_view(self.clock())}}
+        state = {
+            "seq": len(self.submitted),
+            "game": {
+                "id": 1,
+                "kind": "outer_space",
+                "finished": self.game.finished,
+                "state": self.game.public_view(self.clock()),
+            },
+        }
         self.states.append(copy.deepcopy(state))
         return state
 

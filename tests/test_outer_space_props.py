@@ -18,8 +18,11 @@ NAME = st.sampled_from(PLAYERS)
 LEADER = st.builds(lambda p: {"type": "leader", "player": p}, NAME)
 PARTNER = st.builds(lambda p: {"type": "partner", "player": p}, NAME)
 NEXT = st.just({"type": "next_phase"})
-VOTE = st.builds(lambda votes, tie: {"type": "vote", "votes": votes, **({"tie_break": tie} if tie else {})},
-                 st.dictionaries(NAME, st.integers(0, 3), min_size=1, max_size=3), st.none() | NAME)
+VOTE = st.builds(
+    lambda votes, tie: {"type": "vote", "votes": votes, **({"tie_break": tie} if tie else {})},
+    st.dictionaries(NAME, st.integers(0, 3), min_size=1, max_size=3),
+    st.none() | NAME,
+)
 TIMER = st.sampled_from([{"type": "timer_start"}, {"type": "timer_pause"}, {"type": "timer_reset"}])
 # Weighted by repetition so that games get through several missions.
 COMMAND = st.one_of(LEADER, PARTNER, PARTNER, NEXT, NEXT, NEXT, NEXT, VOTE, VOTE, VOTE, TIMER, TIMER)

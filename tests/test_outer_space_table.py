@@ -99,10 +99,15 @@ def test_refusals_name_the_rule_and_store_nothing(setup_table) -> None:
 
 def test_undo_and_restart_give_back_the_same_game(setup_table) -> None:
     table, store, clock, tmp_path = setup_table
-    for command in [{"type": "leader", "player": "Ann"}, {"type": "partner", "player": "Ben"},
-                    {"type": "timer_start"}, {"type": "next_phase"}, {"type": "next_phase"},
-                    {"type": "next_phase"},
-                    {"type": "vote", "votes": {"Cal": 3, "Dee": 3}, "tie_break": "Dee"}]:
+    for command in [
+        {"type": "leader", "player": "Ann"},
+        {"type": "partner", "player": "Ben"},
+        {"type": "timer_start"},
+        {"type": "next_phase"},
+        {"type": "next_phase"},
+        {"type": "next_phase"},
+        {"type": "vote", "votes": {"Cal": 3, "Dee": 3}, "tie_break": "Dee"},
+    ]:
         clock.t += 1
         table.submit(command, source="web")
     assert table.public_state()["game"]["state"]["leader"] == "Dee"

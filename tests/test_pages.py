@@ -19,8 +19,13 @@ OS_PLAYERS = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
 
 GAMES = {
     "beam_me_up": (
-        {"players": [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "C"},
-                     {"name": "Cat", "board": "D"}]},
+        {
+            "players": [
+                {"name": "Ann", "board": "A"},
+                {"name": "Ben", "board": "C"},
+                {"name": "Cat", "board": "D"},
+            ]
+        },
         [
             {"type": "advantage", "columns": ["2"]},
             {"type": "advantage", "columns": ["1", "straight"]},
@@ -234,16 +239,25 @@ def test_view_functions():
     assert timer_left({"state": "running", "remaining": 9.25, "deadline": 100.0}) == 9.25
     assert timer_left({"state": "ended", "remaining": -0.5}) == 0.0
     assert [d["kept"] for d in dice_marks([4, 4, 2, 4, 1], [4, 4])] == [True, True, False, False, False]
-    board = board_rows({"layout": {"top_row": 7, "space_row": 6, "rockets": [{"column": "1", "row": 2}]},
-                        "counters": {"1": 2}})
+    board = board_rows(
+        {
+            "layout": {"top_row": 7, "space_row": 6, "rockets": [{"column": "1", "row": 2}]},
+            "counters": {"1": 2},
+        }
+    )
     assert [r["row"] for r in board["rows"]] == [7, 6, 5, 4, 3, 2, 1, 0]
     square = board["rows"][5]["squares"][0]
     assert square == {"column": "1", "special": "rocket", "counter": True}
 
 
 def test_beam_me_up_phone_offers_bonus_squares_and_wildcard_columns(service, client):
-    service.table.submit({"type": "new_game", "kind": "beam_me_up", "settings": {
-        "players": [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "B"}]}})
+    service.table.submit(
+        {
+            "type": "new_game",
+            "kind": "beam_me_up",
+            "settings": {"players": [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "B"}]},
+        }
+    )
     submit = service.table.submit
     submit({"type": "advantage", "columns": ["6"]})
     # Ann: a pair of 5s ends on board A's rocket at column 5, row 1.

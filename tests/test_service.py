@@ -157,9 +157,25 @@ def test_corrupt_database_with_tablepi_run(tmp_path: Path) -> None:
     (data / DB_NAME).write_bytes(b"not sqlite at all" * 64)
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tablepi", "run", "--simulate", "--no-camera", "--host", "127.0.0.1",
-         "--port", "0", "--data-dir", str(data)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tablepi",
+            "run",
+            "--simulate",
+            "--no-camera",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--data-dir",
+            str(data),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         first = proc.stdout.readline()
@@ -234,12 +250,25 @@ def test_a_lost_camera_is_reported_and_the_controller_told(service: Service) -> 
 
 def test_run_refuses_a_bad_config_with_a_clear_message(tmp_path: Path) -> None:
     bad = tmp_path / "config.toml"
-    bad.write_text("[web]\nport = \"eighty\"\n")
+    bad.write_text('[web]\nport = "eighty"\n')
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
     result = subprocess.run(
-        [sys.executable, "-m", "tablepi", "run", "--simulate", "--config", str(bad),
-         "--data-dir", str(tmp_path)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "tablepi",
+            "run",
+            "--simulate",
+            "--config",
+            str(bad),
+            "--data-dir",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 2
     assert "web.port" in result.stderr

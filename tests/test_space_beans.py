@@ -53,11 +53,16 @@ def allister_reaches_31(g: SpaceBeans) -> None:
     """Three 9-trophies and a 4-trophy for Allister; Klingbohnen open, 2 secret cards."""
     play(
         g,
-        [add(0, "Beanliens", NINE)], [add(1, "Bluebeans", [1])],
-        [close(0), add(0, "Centauribohnen", NINE)], [add(1, "Bluebeans", [2])],
-        [close(0), add(0, "Bohrion", NINE)], [add(1, "Bluebeans", [3])],
-        [close(0), add(0, "Moonbohnen", [1, 2, 3, 4])], [add(1, "Bluebeans", [4])],
-        [secret(0, 6)], [add(1, "Bluebeans", [5])],
+        [add(0, "Beanliens", NINE)],
+        [add(1, "Bluebeans", [1])],
+        [close(0), add(0, "Centauribohnen", NINE)],
+        [add(1, "Bluebeans", [2])],
+        [close(0), add(0, "Bohrion", NINE)],
+        [add(1, "Bluebeans", [3])],
+        [close(0), add(0, "Moonbohnen", [1, 2, 3, 4])],
+        [add(1, "Bluebeans", [4])],
+        [secret(0, 6)],
+        [add(1, "Bluebeans", [5])],
     )
     g.push(close(0))  # Moonbohnen: 4 cards with a 4 -> 31 points
     g.push({"type": "reveal", "player": 0, "bean": "Klingbohnen", "cards": [1, 4, 4, 5, 7, 9]})
@@ -84,24 +89,31 @@ def test_s4_worked_example_gives_36() -> None:
     view = g.public_view()
     allister = view["players"][0]
     assert [(c["bean"], c["size"], c["score"]) for c in allister["final"]] == [
-        ("Klingbohns", 6, 0), ("Dark Beans", 2, 2)]
+        ("Klingbohns", 6, 0),
+        ("Dark Beans", 2, 2),
+    ]
     assert allister["total"] == 31 + 3 + 0 + 2 == 36
     # Beatrix's open Bluebeans 1..5: 5 cards with a 5 -> 5
     assert view["players"][1]["total"] == 5
-    assert view["ranking"] == [{"rank": 1, "player": 0, "name": "Allister", "total": 36},
-                               {"rank": 2, "player": 1, "name": "Beatrix", "total": 5}]
+    assert view["ranking"] == [
+        {"rank": 1, "player": 0, "name": "Allister", "total": 36},
+        {"rank": 2, "player": 1, "name": "Beatrix", "total": 5},
+    ]
     assert view["winners"] == [0]
     refused(g, END, "finished")
 
 
-@pytest.mark.parametrize(("cards", "trophy"), [
-    ([1, 4], None),             # no card matches 2
-    ([7, 2, 9], None),          # no 3
-    ([6, 1, 3], 3),             # one match
-    ([1, 9, 7, 5, 5], 5),       # two 5s in 5 cards: one trophy only
-    ([1], 1),                   # a collection of one that matches
-    ([5], None),                # a collection of one that does not
-])
+@pytest.mark.parametrize(
+    ("cards", "trophy"),
+    [
+        ([1, 4], None),  # no card matches 2
+        ([7, 2, 9], None),  # no 3
+        ([6, 1, 3], 3),  # one match
+        ([1, 9, 7, 5, 5], 5),  # two 5s in 5 cards: one trophy only
+        ([1], 1),  # a collection of one that matches
+        ([5], None),  # a collection of one that does not
+    ],
+)
 def test_close_out(cards: list[int], trophy: int | None) -> None:
     g = two()
     play(g, [add(0, "Bohrion", cards)], [add(1, "Bluebeans", [1])])
@@ -110,8 +122,13 @@ def test_close_out(cards: list[int], trophy: int | None) -> None:
     assert p["trophies"] == ([] if trophy is None else [{"bean": "Bohrion", "value": trophy}])
     assert p["trophy_points"] == (trophy or 0)
     assert p["open"] is None
-    assert g.public_view()["close_outs"][-1] == {"player": 0, "turn": 3, "bean": "Bohrion",
-                                                 "cards": cards, "trophy": trophy}
+    assert g.public_view()["close_outs"][-1] == {
+        "player": 0,
+        "turn": 3,
+        "bean": "Bohrion",
+        "cards": cards,
+        "trophy": trophy,
+    }
     assert collection_score(cards) == (trophy or 0)
 
 
@@ -132,9 +149,18 @@ def test_secret_turns_open_after_close_out() -> None:
 
 def test_end_only_at_end_of_turn_and_bonus_to_who_crossed() -> None:
     g = new_game("space_beans", {"players": ["A", "B", "C"]})
-    play(g, [add(0, "Beanliens", NINE)], [add(1, "Bohrion", [1])], [add(2, "Moonbohnen", [1])],
-         [close(0), add(0, "Centauribohnen", NINE)], [add(1, "Bohrion", [2])], [add(2, "Moonbohnen", [2])],
-         [close(0), add(0, "Bluebeans", NINE)], [add(1, "Bohrion", [3])], [add(2, "Moonbohnen", [3])])
+    play(
+        g,
+        [add(0, "Beanliens", NINE)],
+        [add(1, "Bohrion", [1])],
+        [add(2, "Moonbohnen", [1])],
+        [close(0), add(0, "Centauribohnen", NINE)],
+        [add(1, "Bohrion", [2])],
+        [add(2, "Moonbohnen", [2])],
+        [close(0), add(0, "Bluebeans", NINE)],
+        [add(1, "Bohrion", [3])],
+        [add(2, "Moonbohnen", [3])],
+    )
     g.push(close(0))
     g.push(add(0, "Dark Beans", [3, 1, 2]))
     assert g.public_view()["players"][0]["trophy_points"] == 27
@@ -175,10 +201,17 @@ def test_ties_are_shared() -> None:
 
 def test_shared_first_place_at_the_end() -> None:
     g = two()
-    play(g, [add(0, "Beanliens", NINE)], [add(1, "Bohrion", NINE)],
-         [close(0), add(0, "Centauribohnen", NINE)], [close(1), add(1, "Bluebeans", NINE)],
-         [close(0), add(0, "Klingbohns", NINE)], [close(1), add(1, "Moonbohnen", NINE)],
-         [close(0), add(0, "Dark Beans", [1, 2, 3])], [close(1), add(1, "Dark Beans", [4, 4, 5, 5, 6, 7])])
+    play(
+        g,
+        [add(0, "Beanliens", NINE)],
+        [add(1, "Bohrion", NINE)],
+        [close(0), add(0, "Centauribohnen", NINE)],
+        [close(1), add(1, "Bluebeans", NINE)],
+        [close(0), add(0, "Klingbohns", NINE)],
+        [close(1), add(1, "Moonbohnen", NINE)],
+        [close(0), add(0, "Dark Beans", [1, 2, 3])],
+        [close(1), add(1, "Dark Beans", [4, 4, 5, 5, 6, 7])],
+    )
     g.push(close(0))  # Dark Beans {1,2,3}: 27 + 3 = 30
     g.push(add(0, "Beanliens", [8]))  # one card, not a 1: worth nothing at the end
     g.push(END)
@@ -193,14 +226,23 @@ def test_shared_first_place_at_the_end() -> None:
 def test_secret_contents_never_held_before_the_end() -> None:
     g = two()
     play(g, [add(0, "Bohrion", [1])], [add(1, "Bluebeans", [1])])
-    refused(g, {"type": "add", "player": 0, "collection": "secret", "count": 2,
-                "bean": "Dark Beans"}, "secret")
+    refused(
+        g, {"type": "add", "player": 0, "collection": "secret", "count": 2, "bean": "Dark Beans"}, "secret"
+    )
     refused(g, {"type": "add", "player": 0, "collection": "secret", "count": 2, "cards": [2, 8]}, "secret")
-    refused(g, {"type": "add", "player": 0, "collection": "secret", "count": 2,
-                "note": "ZQX-MARKER 2 and 8"}, "secret")
+    refused(
+        g,
+        {"type": "add", "player": 0, "collection": "secret", "count": 2, "note": "ZQX-MARKER 2 and 8"},
+        "secret",
+    )
     g.push({"type": "add", "player": 0, "collection": "secret", "count": 2, "at": 12.5})
-    assert g.to_dict()["commands"][-1] == {"type": "add", "player": 0, "collection": "secret", "count": 2,
-                                           "at": 12.5}
+    assert g.to_dict()["commands"][-1] == {
+        "type": "add",
+        "player": 0,
+        "collection": "secret",
+        "count": 2,
+        "at": 12.5,
+    }
     assert "ZQX-MARKER" not in json.dumps(g.to_dict())
     assert "ZQX-MARKER" not in json.dumps(g.public_view())
     assert g.public_view()["players"][0]["secret_count"] == 2
@@ -252,8 +294,17 @@ def test_bean_names_and_values_across_types() -> None:
     assert len(g.public_view()["beans"]) == 7
 
 
-@pytest.mark.parametrize("settings", [{}, {"players": ["A"]}, {"players": list("ABCDEFG")},
-                                      {"players": ["A", "a"]}, {"players": ["A", ""]}, {"players": "AB"}])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"players": ["A"]},
+        {"players": list("ABCDEFG")},
+        {"players": ["A", "a"]},
+        {"players": ["A", ""]},
+        {"players": "AB"},
+    ],
+)
 def test_bad_settings(settings: dict) -> None:
     with pytest.raises(RuleError):
         SpaceBeans.from_settings(settings)

@@ -29,8 +29,15 @@ class FakeTable:
         return self.public_state()
 
     def public_state(self) -> dict:
-        return {"seq": 0, "game": {"id": 1, "kind": "space_beans", "finished": self.game.finished,
-                                   "state": self.game.public_view()}}
+        return {
+            "seq": 0,
+            "game": {
+                "id": 1,
+                "kind": "space_beans",
+                "finished": self.game.finished,
+                "state": self.game.public_view(),
+            },
+        }
 
 
 class RecordingDisplay(TableDisplay):

@@ -32,27 +32,54 @@ _END = {"type": "end_turn"}
 # Four rounds in: Ann has 27 points and a Dark Beans {1,2,3} to close out for 30;
 # Ben and Cal hold secret collections, so the end game has entries to wait for.
 NEAR_THE_END = [
-    _add(0, "Beanliens", NINE), _END, _add(1, "Bohrion", [1]), _END, _add(2, "Moonbohnen", [2]), _END,
-    {"type": "close_out", "player": 0}, _add(0, "Centauribohnen", NINE), _END,
-    _secret(1, 2), _END, _add(2, "Moonbohnen", [3]), _END,
-    {"type": "close_out", "player": 0}, _add(0, "Bluebeans", NINE), _END,
-    _add(1, "Bohrion", [2]), _END, _secret(2, 1), _END,
-    {"type": "close_out", "player": 0}, _add(0, "Dark Beans", [1, 2, 3]), _END,
-    _add(1, "Bohrion", [3]), _END, _add(2, "Moonbohnen", [4]), _END,
+    _add(0, "Beanliens", NINE),
+    _END,
+    _add(1, "Bohrion", [1]),
+    _END,
+    _add(2, "Moonbohnen", [2]),
+    _END,
+    {"type": "close_out", "player": 0},
+    _add(0, "Centauribohnen", NINE),
+    _END,
+    _secret(1, 2),
+    _END,
+    _add(2, "Moonbohnen", [3]),
+    _END,
+    {"type": "close_out", "player": 0},
+    _add(0, "Bluebeans", NINE),
+    _END,
+    _add(1, "Bohrion", [2]),
+    _END,
+    _secret(2, 1),
+    _END,
+    {"type": "close_out", "player": 0},
+    _add(0, "Dark Beans", [1, 2, 3]),
+    _END,
+    _add(1, "Bohrion", [3]),
+    _END,
+    _add(2, "Moonbohnen", [4]),
+    _END,
 ]
 
 
 def command_for(player: st.SearchStrategy[int]) -> st.SearchStrategy[dict]:
     return st.one_of(
-        st.builds(lambda p, b, c: {"type": "add", "player": p, "collection": "open", "bean": b, "cards": c},
-                  player, BEAN, CARDS),
-        st.builds(lambda p, k: {"type": "add", "player": p, "collection": "secret", "count": k},
-                  player, st.integers(1, 3)),
+        st.builds(
+            lambda p, b, c: {"type": "add", "player": p, "collection": "open", "bean": b, "cards": c},
+            player,
+            BEAN,
+            CARDS,
+        ),
+        st.builds(
+            lambda p, k: {"type": "add", "player": p, "collection": "secret", "count": k},
+            player,
+            st.integers(1, 3),
+        ),
         st.builds(lambda p: {"type": "close_out", "player": p}, player),
-        st.builds(lambda p, b, c: {"type": "reveal", "player": p, "bean": b, "cards": c},
-                  player, BEAN, CARDS),
-        st.builds(lambda p, b, c: {"type": "final", "player": p, "bean": b, "cards": c},
-                  player, BEAN, CARDS),
+        st.builds(
+            lambda p, b, c: {"type": "reveal", "player": p, "bean": b, "cards": c}, player, BEAN, CARDS
+        ),
+        st.builds(lambda p, b, c: {"type": "final", "player": p, "bean": b, "cards": c}, player, BEAN, CARDS),
         st.just({"type": "end_turn"}),
     )
 
@@ -86,17 +113,24 @@ def sensible(view: dict) -> st.SearchStrategy[dict]:
     i = view["active"]
     me = view["players"][i]
     if me["reveal_pending"]:
-        return st.builds(lambda b, c: {"type": "reveal", "player": i, "bean": b, "cards": c},
-                         BEAN, sized(me["reveal_pending"]))
+        return st.builds(
+            lambda b, c: {"type": "reveal", "player": i, "bean": b, "cards": c},
+            BEAN,
+            sized(me["reveal_pending"]),
+        )
     if view["added_this_turn"]:
         return st.just({"type": "end_turn"})
     bean = st.just(me["open"]["bean"]) if me["open"] else BEAN
     return st.one_of(
         st.just({"type": "close_out", "player": i}),
-        st.builds(lambda b, c: {"type": "add", "player": i, "collection": "open", "bean": b, "cards": c},
-                  bean, st.lists(st.integers(1, 9), min_size=1, max_size=4, unique=True)),
-        st.builds(lambda k: {"type": "add", "player": i, "collection": "secret", "count": k},
-                  st.integers(1, 2)),
+        st.builds(
+            lambda b, c: {"type": "add", "player": i, "collection": "open", "bean": b, "cards": c},
+            bean,
+            st.lists(st.integers(1, 9), min_size=1, max_size=4, unique=True),
+        ),
+        st.builds(
+            lambda k: {"type": "add", "player": i, "collection": "secret", "count": k}, st.integers(1, 2)
+        ),
     )
 
 
@@ -123,8 +157,9 @@ def check_sequence(g: SpaceBeans, data: st.DataObject, most: int) -> None:
         if data.draw(st.integers(0, 3), label="anything") == 0:
             strategy = sensible(g.public_view())
         else:
-            strategy = FOR_ANYONE if data.draw(st.booleans(), label="really anything") else \
-                sensible(g.public_view())
+            strategy = (
+                FOR_ANYONE if data.draw(st.booleans(), label="really anything") else sensible(g.public_view())
+            )
         command = data.draw(strategy, label="command")
         before = json.dumps(g.to_dict(), sort_keys=True)
         try:

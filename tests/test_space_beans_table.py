@@ -28,13 +28,33 @@ END = {"type": "end_turn"}
 
 # Allister reaches 31 trophy points and ends the game: rulings S3 and S4.
 GAME = [
-    add(0, "Beanliens", NINE), END, add(1, "Bluebeans", [1]), END,
-    close(0), add(0, "Centauribohnen", NINE), END, add(1, "Bluebeans", [2]), END,
-    close(0), add(0, "Bohrion", NINE), END, add(1, "Bluebeans", [3]), END,
-    close(0), add(0, "Moonbohnen", [1, 2, 3, 4]), END, add(1, "Bluebeans", [4]), END,
-    {"type": "add", "player": 0, "collection": "secret", "count": 6}, END, add(1, "Bluebeans", [5]), END,
-    close(0), {"type": "reveal", "player": 0, "bean": "Klingbohnen", "cards": [1, 4, 4, 5, 7, 9]},
-    {"type": "add", "player": 0, "collection": "secret", "count": 2}, END,
+    add(0, "Beanliens", NINE),
+    END,
+    add(1, "Bluebeans", [1]),
+    END,
+    close(0),
+    add(0, "Centauribohnen", NINE),
+    END,
+    add(1, "Bluebeans", [2]),
+    END,
+    close(0),
+    add(0, "Bohrion", NINE),
+    END,
+    add(1, "Bluebeans", [3]),
+    END,
+    close(0),
+    add(0, "Moonbohnen", [1, 2, 3, 4]),
+    END,
+    add(1, "Bluebeans", [4]),
+    END,
+    {"type": "add", "player": 0, "collection": "secret", "count": 6},
+    END,
+    add(1, "Bluebeans", [5]),
+    END,
+    close(0),
+    {"type": "reveal", "player": 0, "bean": "Klingbohnen", "cards": [1, 4, 4, 5, 7, 9]},
+    {"type": "add", "player": 0, "collection": "secret", "count": 2},
+    END,
 ]
 
 
@@ -73,8 +93,9 @@ def test_secret_contents_refused_and_never_stored(tmp_path: Path) -> None:
         table.submit(command, source="web")
     for leak in [{"cards": [2, 8]}, {"bean": MARKER}, {"note": MARKER}]:
         with pytest.raises(RuleError) as err:
-            table.submit({"type": "add", "player": 0, "collection": "secret", "count": 2, **leak},
-                         source="web")
+            table.submit(
+                {"type": "add", "player": 0, "collection": "secret", "count": 2, **leak}, source="web"
+            )
         assert err.value.rule == "secret"
     table.submit({"type": "add", "player": 0, "collection": "secret", "count": 2}, source="web")
     assert table.public_state()["game"]["state"]["players"][0]["secret_count"] == 2

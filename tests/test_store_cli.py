@@ -56,8 +56,10 @@ def test_export_import_round_trip(data_dir: Path, tmp_path: Path, capsys: pytest
     "content, message",
     [
         ("{", "is not a JSON file"),
-        ('{"format": "tablepi-game", "kind": "beam_me_up", "settings": {"players": []}, "commands": []}',
-         "cannot be set up"),
+        (
+            '{"format": "tablepi-game", "kind": "beam_me_up", "settings": {"players": []}, "commands": []}',
+            "cannot be set up",
+        ),
         ("[1, 2]", "not a TablePi game file"),
     ],
 )

@@ -129,9 +129,24 @@ def test_run_notifies_feeds_watchdog_and_stops_on_sigterm(notify_socket, tmp_pat
     )
     env.pop("WATCHDOG_PID", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tablepi", "run", "--simulate", "--host", "127.0.0.1", "--port", "0",
-         "--data-dir", str(tmp_path / "data")],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tablepi",
+            "run",
+            "--simulate",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         seen = _messages(sock, "READY=1", time.monotonic() + 20)

@@ -55,7 +55,7 @@ def test_illegal_command_changes_and_stores_nothing(table: Table) -> None:
     "command, source, message",
     [
         ("roll", "web", "JSON object"),
-        ({}, "web", "no \"type\""),
+        ({}, "web", 'no "type"'),
         ({"type": "add", "n": 1}, "telepathy", "unknown source"),
         ({"type": "add", "n": 1, "manual": "yes"}, "web", "manual"),
         ({"type": "new_game", "kind": "chess"}, "web", "unknown game"),

@@ -71,8 +71,10 @@ def test_advantage_columns_are_picked_on_the_oled(tmp_path: Path) -> None:
 
 
 def test_wildcard_part_goes_to_the_column_picked(tmp_path: Path) -> None:
-    settings = {"players": [{"name": "Ann", "board": "A", "counters": {"3": 2}}, {"name": "Ben"}],
-                "advantage": False}
+    settings = {
+        "players": [{"name": "Ann", "board": "A", "counters": {"3": 2}}, {"name": "Ben"}],
+        "advantage": False,
+    }
     table, display, controller, _ = _setup(tmp_path, settings)
     assert controller.on_reading(_dice([1, 1, 2, 4, 6]))
     controller.on_button("confirm")  # show the options
@@ -88,8 +90,10 @@ def test_wildcard_part_goes_to_the_column_picked(tmp_path: Path) -> None:
 
 
 def test_rocket_bonus_chain_and_an_error_on_the_oled(tmp_path: Path) -> None:
-    settings = {"players": [{"name": "Ann", "board": "A", "counters": {"1": 1, "6": 7}}, {"name": "Ben"}],
-                "advantage": False}
+    settings = {
+        "players": [{"name": "Ann", "board": "A", "counters": {"1": 1, "6": 7}}, {"name": "Ben"}],
+        "advantage": False,
+    }
     table, display, controller, clock = _setup(tmp_path, settings)
     controller.on_reading(_dice([1, 1, 2, 4, 6]), forced=True)
     controller.on_button("show_options")

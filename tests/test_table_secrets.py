@@ -22,8 +22,21 @@ from tablepi.table import CommandError, Table
 # Field names that would hold hidden information: the danger coin, team
 # cards and roles, hands, the deck, secret collections' contents.
 SECRET_KEYS = {
-    "coin", "coin_result", "flip", "flips", "role", "roles", "team", "teams", "team_cards",
-    "hand", "hands", "deck", "secret_cards", "secret_contents", "secret_collection",
+    "coin",
+    "coin_result",
+    "flip",
+    "flips",
+    "role",
+    "roles",
+    "team",
+    "teams",
+    "team_cards",
+    "hand",
+    "hands",
+    "deck",
+    "secret_cards",
+    "secret_contents",
+    "secret_collection",
 }
 BEANS = ["Klingbohns", "Dark Beans", "Beanliens", "Centauribohnen", "Bohrion", "Moonbohnen", "Bluebeans"]
 
@@ -91,13 +104,34 @@ player = st.integers(0, 5)
 bean = st.sampled_from(BEANS)
 cards = st.lists(st.integers(1, 9), min_size=1, max_size=4)
 bean_command = st.one_of(
-    st.fixed_dictionaries({"type": st.just("add"), "player": player, "collection": st.just("open"),
-                           "bean": bean, "cards": cards}),
-    st.fixed_dictionaries({"type": st.just("add"), "player": player, "collection": st.just("secret"),
-                           "count": st.integers(1, 3)}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("add"),
+            "player": player,
+            "collection": st.just("open"),
+            "bean": bean,
+            "cards": cards,
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("add"),
+            "player": player,
+            "collection": st.just("secret"),
+            "count": st.integers(1, 3),
+        }
+    ),
     # A phone that tries to record what a secret collection holds.
-    st.fixed_dictionaries({"type": st.just("add"), "player": player, "collection": st.just("secret"),
-                           "count": st.integers(1, 3), "bean": bean, "cards": cards}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("add"),
+            "player": player,
+            "collection": st.just("secret"),
+            "count": st.integers(1, 3),
+            "bean": bean,
+            "cards": cards,
+        }
+    ),
     st.fixed_dictionaries({"type": st.just("close_out"), "player": player}),
     st.fixed_dictionaries({"type": st.just("reveal"), "player": player, "bean": bean, "cards": cards}),
     st.fixed_dictionaries({"type": st.just("final"), "player": player, "bean": bean, "cards": cards}),

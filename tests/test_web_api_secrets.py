@@ -72,8 +72,17 @@ class Recorder:
         return response.status, raw
 
     def look_everywhere(self) -> None:
-        for path in ("/api/state", "/api/device", "/api/device/oled.png", "/healthz", "/api/session",
-                     "/api/camera.jpg", "/", "/tv", "/device"):
+        for path in (
+            "/api/state",
+            "/api/device",
+            "/api/device/oled.png",
+            "/healthz",
+            "/api/session",
+            "/api/camera.jpg",
+            "/",
+            "/tv",
+            "/device",
+        ):
             self.request("GET", path)
 
     def close(self) -> bytes:
@@ -205,6 +214,6 @@ def test_space_beans_secret_collections_hold_only_a_count(table):
     stream = web_client.close()
     # The secret collection appears only as its size, everywhere.
     for blob in [*web_client.seen, stream]:
-        assert b"Moonbohnen\", \"cards\"" not in blob
+        assert b'Moonbohnen", "cards"' not in blob
         assert b"[7,7]" not in blob.replace(b" ", b"")
     assert b'"collection":"secret","count":2' in stored_bytes(service).replace(b" ", b"")
