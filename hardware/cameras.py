@@ -364,8 +364,13 @@ class SyntheticCamera(Camera):
                 placed.append(die)
                 new.append(die)
                 # Where a thrown die comes from while it tumbles: off towards an edge.
-                starts.append((float(rng.uniform(0, self._w)), float(rng.uniform(-0.2, 0.2) * self._h),
-                               float(rng.uniform(-360, 360))))
+                starts.append(
+                    (
+                        float(rng.uniform(0, self._w)),
+                        float(rng.uniform(-0.2, 0.2) * self._h),
+                        float(rng.uniform(-360, 360)),
+                    )
+                )
             self._dice = new
             self._from = starts
             self._moving = [not (i in keep and i < len(old)) for i in range(self._count)]
@@ -503,8 +508,15 @@ def _draw_die(img: np.ndarray, die: SyntheticDie) -> None:
     for u, v in PIP_LAYOUT[die.value]:
         px = cx + (u * ca - v * sa) * step
         py = cy + (u * sa + v * ca) * step
-        cv2.circle(img, (int(px * 16), int(py * 16)), int(radius * 16), tuple(float(c) for c in die.pip),
-                   -1, cv2.LINE_AA, 4)
+        cv2.circle(
+            img,
+            (int(px * 16), int(py * 16)),
+            int(radius * 16),
+            tuple(float(c) for c in die.pip),
+            -1,
+            cv2.LINE_AA,
+            4,
+        )
 
 
 # --- resilience -------------------------------------------------------------------

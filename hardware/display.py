@@ -54,7 +54,10 @@ def open_display(cfg: Any = None, simulate: bool = False):
         log.warning(
             "OLED (%s on I2C bus %d, address 0x%02X) not available: %s; "
             "continuing without it (the web page still shows the screen)",
-            driver, port, address, exc,
+            driver,
+            port,
+            address,
+            exc,
         )
         return dummy(width=WIDTH, height=HEIGHT, rotate=rotate, mode="1")
 

@@ -134,8 +134,16 @@ def coin(p: Painter, result: str) -> None:
 
 def _alien(p: Painter, x: int, y: int) -> None:
     # A classic grey's head: wide dome, narrow chin, big slanted black eyes.
-    head = [(x + 30, y + 58), (x + 14, y + 40), (x + 8, y + 22), (x + 14, y + 8), (x + 30, y + 3),
-            (x + 46, y + 8), (x + 52, y + 22), (x + 46, y + 40)]
+    head = [
+        (x + 30, y + 58),
+        (x + 14, y + 40),
+        (x + 8, y + 22),
+        (x + 14, y + 8),
+        (x + 30, y + 3),
+        (x + 46, y + 8),
+        (x + 52, y + 22),
+        (x + 46, y + 40),
+    ]
     p.polygon(head, fill=WHITE)
     p.polygon([(x + 14, y + 24), (x + 27, y + 30), (x + 25, y + 38), (x + 17, y + 34)], fill=BLACK)
     p.polygon([(x + 46, y + 24), (x + 33, y + 30), (x + 35, y + 38), (x + 43, y + 34)], fill=BLACK)
@@ -150,8 +158,17 @@ def _human(p: Painter, x: int, y: int) -> None:
     p.ellipse((x + 23, y + 12, x + 27, y + 16), fill=WHITE)
     p.ellipse((x + 33, y + 12, x + 37, y + 16), fill=WHITE)
     p.draw.arc((x + 23, y + 14, x + 37, y + 26), 20, 160, fill=WHITE)
-    p.polygon([(x + 6, y + 60), (x + 9, y + 45), (x + 19, y + 38), (x + 41, y + 38), (x + 51, y + 45),
-               (x + 54, y + 60)], fill=WHITE)
+    p.polygon(
+        [
+            (x + 6, y + 60),
+            (x + 9, y + 45),
+            (x + 19, y + 38),
+            (x + 41, y + 38),
+            (x + 51, y + 45),
+            (x + 54, y + 60),
+        ],
+        fill=WHITE,
+    )
     p.line([(x + 30, y + 32), (x + 30, y + 36)])
 
 

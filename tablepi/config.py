@@ -222,7 +222,7 @@ def _cross_checks(config: Config, data: dict[str, Any], report: Callable[[str, s
     if buzzer is not None and buzzer in used:
         report("buzzer.pin", f"pin {buzzer} is already used by buttons.pins.{used[buzzer]}")
     if config.camera.source == "replay" and not config.camera.folder:
-        report("camera.folder", "required when camera.source = \"replay\" (a folder of photos)")
+        report("camera.folder", 'required when camera.source = "replay" (a folder of photos)')
 
 
 def _merge(into: dict, new: dict, origin: dict[str, Path], file: Path, prefix: str) -> None:
@@ -338,7 +338,7 @@ def _check_device(value: Any, key: str, report: Callable) -> int | str:
     if isinstance(value, str) and value.strip():
         # "1" in a config file means camera 1, not a video file named "1".
         return int(value) if value.strip().isdigit() else value
-    raise _Bad("a camera index (0, 1, ...) or a device path such as \"/dev/video0\"")
+    raise _Bad('a camera index (0, 1, ...) or a device path such as "/dev/video0"')
 
 
 def _fraction(value: Any) -> bool:
@@ -392,7 +392,7 @@ _CAMERA = {
     "keep": (_check_keep, "area for dice set aside"),
 }
 _WEB = {
-    "host": (_text("a host name or address such as \"0.0.0.0\""), "listen address"),
+    "host": (_text('a host name or address such as "0.0.0.0"'), "listen address"),
     "port": (_int_range(1, 65535, "a TCP port 1-65535"), "listen port"),
 }
 _OUTER_SPACE = {

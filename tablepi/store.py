@@ -282,9 +282,7 @@ class Store:
                     (game_id, seq, _dumps(snapshot)),
                 )
                 # Only the start and the latest are ever read: keep the card small.
-                conn.execute(
-                    "DELETE FROM snapshots WHERE game_id=? AND seq>0 AND seq<?", (game_id, seq)
-                )
+                conn.execute("DELETE FROM snapshots WHERE game_id=? AND seq>0 AND seq<?", (game_id, seq))
 
     def snapshot(self, game_id: int, seq: int, state: dict[str, Any]) -> None:
         with self._transaction() as conn:
@@ -464,31 +462,31 @@ def _validate_export(data: Any):
     from tablepi.games import KINDS
 
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-        raise StoreError(f"not a TablePi game file (expected \"format\": \"{EXPORT_FORMAT}\")")
+        raise StoreError(f'not a TablePi game file (expected "format": "{EXPORT_FORMAT}")')
     kind = data.get("kind")
     if kind not in KINDS:
         raise StoreError(f"unknown game kind {kind!r}; expected one of {', '.join(KINDS)}")
     settings = data.get("settings")
     if not isinstance(settings, dict):
-        raise StoreError("\"settings\" must be an object")
+        raise StoreError('"settings" must be an object')
     initial = data.get("initial_state")
     if initial is not None and not isinstance(initial, dict):
-        raise StoreError("\"initial_state\" must be an object")
+        raise StoreError('"initial_state" must be an object')
     final = data.get("final_state")
     if final is not None and not isinstance(final, dict):
-        raise StoreError("\"final_state\" must be an object")
+        raise StoreError('"final_state" must be an object')
     raw = data.get("commands")
     if not isinstance(raw, list):
-        raise StoreError("\"commands\" must be a list")
+        raise StoreError('"commands" must be a list')
     commands: list[LoggedCommand] = []
     for i, item in enumerate(raw, start=1):
         if not isinstance(item, dict) or not isinstance(item.get("command"), dict):
-            raise StoreError(f"command {i} must be an object with a \"command\" object")
+            raise StoreError(f'command {i} must be an object with a "command" object')
         seq = item.get("seq", i)
         if seq != i:
             raise StoreError(f"command {i} has seq {seq!r}; commands must be numbered 1, 2, 3, ...")
         if not isinstance(item["command"].get("type"), str):
-            raise StoreError(f"command {i} has no \"type\"")
+            raise StoreError(f'command {i} has no "type"')
         source = item.get("source", "import")
         if not isinstance(source, str):
             raise StoreError(f"command {i} has a source that is not text")

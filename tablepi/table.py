@@ -56,10 +56,23 @@ SOURCES = ("button", "camera", "web", "cli")
 # Names of hidden information (the danger coin, team cards, hands, secret
 # collections' contents). No game's command carries them, and a command that
 # does is refused before any game sees it or the log could keep it.
-SECRET_FIELDS = frozenset({
-    "coin", "coin_result", "flip", "role", "roles", "team", "teams", "team_cards",
-    "hand", "hands", "deck", "secret_cards", "secret_contents",
-})
+SECRET_FIELDS = frozenset(
+    {
+        "coin",
+        "coin_result",
+        "flip",
+        "role",
+        "roles",
+        "team",
+        "teams",
+        "team_cards",
+        "hand",
+        "hands",
+        "deck",
+        "secret_cards",
+        "secret_contents",
+    }
+)
 TABLE_COMMANDS = ("new_game", "end_game", "undo")
 
 
@@ -93,8 +106,13 @@ def public_game_state(
 
 
 def _entry(seq: int, command: dict[str, Any], source: str, manual: bool) -> dict[str, Any]:
-    return {"seq": seq, "type": command.get("type"), "source": source, "manual": bool(manual),
-            "at": command.get("at")}
+    return {
+        "seq": seq,
+        "type": command.get("type"),
+        "source": source,
+        "manual": bool(manual),
+        "at": command.get("at"),
+    }
 
 
 class Table:
@@ -169,14 +187,14 @@ class Table:
         """Validate, store durably, apply and publish one command; returns the
         public state once the command is committed."""
         if not isinstance(command, dict):
-            raise CommandError("a command must be a JSON object with a \"type\"")
+            raise CommandError('a command must be a JSON object with a "type"')
         ctype = command.get("type")
         if not isinstance(ctype, str) or not ctype:
-            raise CommandError("the command has no \"type\"")
+            raise CommandError('the command has no "type"')
         if source not in SOURCES:
             raise CommandError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
         if "manual" in command and not isinstance(command["manual"], bool):
-            raise CommandError("\"manual\" must be true or false")
+            raise CommandError('"manual" must be true or false')
         secret = SECRET_FIELDS.intersection(command)
         if secret:
             raise CommandError(
@@ -199,7 +217,7 @@ class Table:
         if not isinstance(kind, str) or kind not in KINDS:
             raise CommandError(f"unknown game {kind!r}; choose one of {', '.join(KINDS)}")
         if not isinstance(settings, dict):
-            raise CommandError("\"settings\" must be an object")
+            raise CommandError('"settings" must be an object')
         try:
             game = new_game(kind, settings)
         except RuleError:

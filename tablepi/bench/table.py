@@ -65,8 +65,12 @@ def run(args: argparse.Namespace) -> int:
         f"table: {total / elapsed:.0f} commands/s through validate + store (synchronous=FULL)"
         " + apply + publish"
     )
-    print(f"  {total} commands in {games} Beam Me Up game(s), {elapsed:.2f} s; "
-          f"latency p50 {p50:.2f} ms, p99 {p99:.2f} ms; {received} events published")
-    print(f"  resume after a restart: {resume_ms:.1f} ms "
-          f"(open, check, snapshot + replay to command {resumed_seq})")
+    print(
+        f"  {total} commands in {games} Beam Me Up game(s), {elapsed:.2f} s; "
+        f"latency p50 {p50:.2f} ms, p99 {p99:.2f} ms; {received} events published"
+    )
+    print(
+        f"  resume after a restart: {resume_ms:.1f} ms "
+        f"(open, check, snapshot + replay to command {resumed_seq})"
+    )
     return 0

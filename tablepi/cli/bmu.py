@@ -1,9 +1,9 @@
 """`tablepi bmu`: Beam Me Up from the command line.
 
-    tablepi bmu options 1 2 3 4 4         the options of a roll, in plain words
-    tablepi bmu options --json 2 2 2 4 6  the same as JSON
-    tablepi bmu options --all --json      every sorted roll (252) and its options
-    tablepi bmu layout my-board.json      check a board layout file (or A..D)
+tablepi bmu options 1 2 3 4 4         the options of a roll, in plain words
+tablepi bmu options --json 2 2 2 4 6  the same as JSON
+tablepi bmu options --all --json      every sorted roll (252) and its options
+tablepi bmu layout my-board.json      check a board layout file (or A..D)
 """
 
 from __future__ import annotations

@@ -23,8 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     test.add_argument(
         "--simulate", action="store_true", help="mock pins and devices; the presses happen by themselves"
     )
-    test.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
-                      help="how long to wait for each button press (default 15)")
+    test.add_argument(
+        "--timeout",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="how long to wait for each button press (default 15)",
+    )
     test.set_defaults(func=run_test)
 
 
@@ -137,8 +142,11 @@ def _test_display(devices, cfg, report: _Report) -> None:
                 f"and `i2cdetect -y {cfg.display.port}` shows 0x{cfg.display.address:02X}",
             )
     else:
-        report.ok("OLED", f"test pattern drawn on the {cfg.display.driver} at 0x{cfg.display.address:02X}: "
-                          "check the border and diagonals are complete")
+        report.ok(
+            "OLED",
+            f"test pattern drawn on the {cfg.display.driver} at 0x{cfg.display.address:02X}: "
+            "check the border and diagonals are complete",
+        )
 
 
 def _test_buzzer(devices, report: _Report) -> None:

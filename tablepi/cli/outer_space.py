@@ -22,8 +22,11 @@ def _setup(args: argparse.Namespace) -> int:
         n = int(args.players)
         plan = setup(n)
     except (ValueError, RuleError):
-        print(f"tablepi outer-space setup: the player count must be a whole number from "
-              f"{MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players!r}", file=sys.stderr)
+        print(
+            f"tablepi outer-space setup: the player count must be a whole number from "
+            f"{MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players!r}",
+            file=sys.stderr,
+        )
         return 2
     print(f"They Came From Outer Space: set-up for {n} players")
     for number, step in enumerate(plan.checklist(), 1):

@@ -159,11 +159,7 @@ class BeamMeUpController:
             return False
         values = [int(d["value"]) for d in dice]
         self.last_reading = values
-        if (
-            not forced
-            and state.get("dice") is not None
-            and Counter(values) == Counter(state["dice"])
-        ):
+        if not forced and state.get("dice") is not None and Counter(values) == Counter(state["dice"]):
             return False
         if state.get("roll", 0) >= state.get("max_rolls", 3):
             self._show_error("Three rolls done: pick an option (A) or end the turn (hold B).")

@@ -110,8 +110,9 @@ class Setup:
 def setup(n: int) -> Setup:
     """The set-up for ``n`` players (6..12); any other count raises RuleError T1."""
     if isinstance(n, bool) or not isinstance(n, int) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise RuleError("T1", f"They Came From Outer Space is for {MIN_PLAYERS} to {MAX_PLAYERS} "
-                              f"players, not {n!r}")
+        raise RuleError(
+            "T1", f"They Came From Outer Space is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n!r}"
+        )
     if n <= 7:
         panel_aliens, to_win = 3, 4
     elif n <= 9:
@@ -227,8 +228,11 @@ class MissionTimer:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MissionTimer:
-        return cls(float(d["duration"]), float(d["used"]),
-                   None if d["started_at"] is None else float(d["started_at"]))
+        return cls(
+            float(d["duration"]),
+            float(d["used"]),
+            None if d["started_at"] is None else float(d["started_at"]),
+        )
 
 
 # -- danger coin (T3) -------------------------------------------------------
@@ -253,11 +257,14 @@ def _settings(settings: Any) -> dict[str, Any]:
     names = player_names(settings)
     setup(len(names))  # T1: 6..12 players
     seconds = settings.get("timer_seconds", DEFAULT_TIMER_SECONDS)
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (
-        MIN_TIMER_SECONDS <= seconds <= MAX_TIMER_SECONDS
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not (MIN_TIMER_SECONDS <= seconds <= MAX_TIMER_SECONDS)
     ):
-        raise RuleError("T2", f"timer_seconds must be a number from {MIN_TIMER_SECONDS:g} "
-                              f"to {MAX_TIMER_SECONDS:g}")
+        raise RuleError(
+            "T2", f"timer_seconds must be a number from {MIN_TIMER_SECONDS:g} to {MAX_TIMER_SECONDS:g}"
+        )
     return {"players": names, "timer_seconds": float(seconds)}
 
 
@@ -403,8 +410,9 @@ class OuterSpace(RecordedGame):
             s["leader"] = player
             return
         if s["phase"] != "Bridge":
-            raise RuleError("T4", f"{s['leader']} leads this mission; the next leader is chosen "
-                                  f"in the Bridge phase")
+            raise RuleError(
+                "T4", f"{s['leader']} leads this mission; the next leader is chosen in the Bridge phase"
+            )
         self._check_next_leader(s, player)
         self._next_mission(s, player, votes=None)
 
@@ -418,8 +426,7 @@ class OuterSpace(RecordedGame):
             raise RuleError("T4", f"{player} leads this mission and cannot be their own partner")
         previous = s["previous"]
         if previous and player in (previous["leader"], previous["partner"]):
-            raise RuleError("T4", f"{player} was on the previous mission and cannot be chosen "
-                                  f"as partner")
+            raise RuleError("T4", f"{player} was on the previous mission and cannot be chosen as partner")
         s["partner"] = player
 
     def _cmd_next_phase(self, s: dict[str, Any], command: dict[str, Any]) -> None:
@@ -451,8 +458,7 @@ class OuterSpace(RecordedGame):
             raise RuleError("vote", f"more votes than players ({len(self._settings['players'])})")
         barred = [p for p in (s["leader"], s["partner"]) if counts.get(p, 0) > 0]
         if barred:
-            raise RuleError("T4", f"{' and '.join(barred)} went on this mission and cannot lead "
-                                  f"the next one")
+            raise RuleError("T4", f"{' and '.join(barred)} went on this mission and cannot lead the next one")
         top = max(counts.values())
         if top == 0:
             raise RuleError("vote", "nobody has a vote yet")
@@ -464,19 +470,20 @@ class OuterSpace(RecordedGame):
                 raise RuleError("T4", f"{winner} has the most votes; there is no tie to break")
         else:
             if tie_break is None:
-                raise RuleError("T4", f"{', '.join(tied)} tie with {top} votes: {s['leader']} "
-                                      f"(the current leader) chooses among them")
+                raise RuleError(
+                    "T4",
+                    f"{', '.join(tied)} tie with {top} votes: {s['leader']} "
+                    f"(the current leader) chooses among them",
+                )
             winner = self._player(tie_break)
             if winner not in tied:
-                raise RuleError("T4", f"{s['leader']} must choose one of the tied players: "
-                                      f"{', '.join(tied)}")
+                raise RuleError("T4", f"{s['leader']} must choose one of the tied players: {', '.join(tied)}")
         self._next_mission(s, winner, votes={p: counts[p] for p in counts if counts[p] > 0})
 
     def _cmd_result(self, s: dict[str, Any], command: dict[str, Any]) -> None:
         winner = command.get("winner")
         if winner not in WINNERS:
-            raise RuleError("result", "the winner is 'humans' or 'aliens' (the android wins with "
-                                      "the aliens)")
+            raise RuleError("result", "the winner is 'humans' or 'aliens' (the android wins with the aliens)")
         s["winner"] = winner
 
     def _check_next_leader(self, s: dict[str, Any], player: str) -> None:
@@ -484,13 +491,15 @@ class OuterSpace(RecordedGame):
             raise RuleError("T4", f"{player} went on this mission and cannot lead the next one")
 
     def _next_mission(self, s: dict[str, Any], leader: str, votes: dict[str, int] | None) -> None:
-        s["history"].append({
-            "mission": s["mission"],
-            "leader": s["leader"],
-            "partner": s["partner"],
-            "votes": votes,
-            "next_leader": leader,
-        })
+        s["history"].append(
+            {
+                "mission": s["mission"],
+                "leader": s["leader"],
+                "partner": s["partner"],
+                "votes": votes,
+                "next_leader": leader,
+            }
+        )
         s["previous"] = {"leader": s["leader"], "partner": s["partner"]}
         s["mission"] += 1
         s["leader"] = leader

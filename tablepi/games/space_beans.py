@@ -133,8 +133,13 @@ class SpaceBeans(RecordedGame):
             if len(state["players"]) != len(game._settings["players"]):
                 raise ValueError("one record per player")
             for p in state["players"]:
-                if not isinstance(p["secret"], int) or set(p) != {"trophies", "open", "secret", "reveal",
-                                                                   "final"}:
+                if not isinstance(p["secret"], int) or set(p) != {
+                    "trophies",
+                    "open",
+                    "secret",
+                    "reveal",
+                    "final",
+                }:
                     raise ValueError("a player's record is malformed")
             game._state = state
             game._stack = _clone(list(data["commands"]))
@@ -182,16 +187,23 @@ class SpaceBeans(RecordedGame):
             "added_this_turn": s["added"],
             "leaders": [i for i in range(n) if totals[i] == best],
             "leader": ranks.index(1) if ranks.count(1) == 1 else None,
-            "standings": [{"rank": ranks[i], "player": i, "name": players[i]["name"], "total": totals[i]}
-                          for i in standings],
+            "standings": [
+                {"rank": ranks[i], "player": i, "name": players[i]["name"], "total": totals[i]}
+                for i in standings
+            ],
             "end_triggered": s["ender"] is not None,
             "ender": s["ender"],
-            "awaiting_final": [i for i, p in enumerate(s["players"]) if s["ender"] is not None
-                               and p["final"] is None],
+            "awaiting_final": [
+                i for i, p in enumerate(s["players"]) if s["ender"] is not None and p["final"] is None
+            ],
             "close_outs": _clone(s["close_outs"]),
             "finished": over,
-            "ranking": [{"rank": ranks[i], "player": i, "name": players[i]["name"], "total": totals[i]}
-                        for i in standings] if over else None,
+            "ranking": [
+                {"rank": ranks[i], "player": i, "name": players[i]["name"], "total": totals[i]}
+                for i in standings
+            ]
+            if over
+            else None,
             "winners": [i for i in range(n) if totals[i] == best] if over else None,
             "beans": list(BEANS),
             "target": TARGET,
@@ -202,8 +214,12 @@ class SpaceBeans(RecordedGame):
     def _collection_view(c: dict[str, Any] | None, secret: bool | None = None) -> dict[str, Any] | None:
         if c is None:
             return None
-        view = {"bean": c["bean"], "cards": list(c["cards"]), "size": len(c["cards"]),
-                "score": collection_score(c["cards"])}
+        view = {
+            "bean": c["bean"],
+            "cards": list(c["cards"]),
+            "size": len(c["cards"]),
+            "score": collection_score(c["cards"]),
+        }
         if secret is not None:
             view["was_secret"] = secret
         return view
@@ -275,8 +291,11 @@ class SpaceBeans(RecordedGame):
         over = sorted(v for v, k in seen.items() if k > copies_in_deck(v))
         if over:
             v = over[0]
-            raise RuleError("S1", f"{bean} has only {copies_in_deck(v)} card(s) of value {v}; "
-                                  f"that would make {seen[v]} in view")
+            raise RuleError(
+                "S1",
+                f"{bean} has only {copies_in_deck(v)} card(s) of value {v}; "
+                f"that would make {seen[v]} in view",
+            )
 
     def _cmd_add(self, s: dict[str, Any], command: dict[str, Any]) -> dict[str, Any]:
         i = self._active_player(s, command)
@@ -290,14 +309,16 @@ class SpaceBeans(RecordedGame):
             extra = sorted(set(command) - {"type", "player", "collection", "count", "at", "manual"})
             if extra:
                 # Anything beside the count could give the secret away in the table's log.
-                raise RuleError("secret", f"a secret addition is entered as a count only, not "
-                                          f"{', '.join(extra)}")
+                raise RuleError(
+                    "secret", f"a secret addition is entered as a count only, not {', '.join(extra)}"
+                )
             k = command.get("count")
             if isinstance(k, bool) or not isinstance(k, int) or k < 1:
                 raise RuleError("count", "count must be a whole number of cards, 1 or more")
             if p["open"] is None:
-                raise RuleError("S2", "start the open collection first: the secret collection is "
-                                      "always the second one")
+                raise RuleError(
+                    "S2", "start the open collection first: the secret collection is always the second one"
+                )
             if p["secret"] + k > CARDS_PER_TYPE:
                 raise RuleError("S1", f"a collection holds one bean type: at most {CARDS_PER_TYPE} cards")
             p["secret"] += k
@@ -308,8 +329,11 @@ class SpaceBeans(RecordedGame):
             if p["open"] is not None and p["open"]["bean"] != bean:
                 if p["secret"]:
                     raise RuleError("two-collections", "a player may have no more than two collections")
-                raise RuleError("S2", f"the open collection holds {p['open']['bean']} only; a second "
-                                      f"bean type starts the secret collection")
+                raise RuleError(
+                    "S2",
+                    f"the open collection holds {p['open']['bean']} only; a second "
+                    f"bean type starts the secret collection",
+                )
             self._check_deck(s, bean, cards)
             if p["open"] is None:
                 p["open"] = {"bean": bean, "cards": cards}
@@ -336,8 +360,15 @@ class SpaceBeans(RecordedGame):
         trophy = len(cards) if len(cards) in cards else None
         if trophy is not None:
             p["trophies"].append({"bean": p["open"]["bean"], "value": trophy})
-        s["close_outs"].append({"player": i, "turn": s["turn"] + 1, "bean": p["open"]["bean"],
-                                "cards": list(cards), "trophy": trophy})
+        s["close_outs"].append(
+            {
+                "player": i,
+                "turn": s["turn"] + 1,
+                "bean": p["open"]["bean"],
+                "cards": list(cards),
+                "trophy": trophy,
+            }
+        )
         p["open"] = None
         p["reveal"], p["secret"] = p["secret"], 0
         return {"type": "close_out", "player": i}
