@@ -26,10 +26,12 @@ run: $(STAMP)
 
 test: $(STAMP) browser
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest -q
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 bench: $(STAMP)
 	$(VENV)/bin/tablepi bench rules
