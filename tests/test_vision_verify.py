@@ -209,3 +209,28 @@ def test_face_taken_for_pips_changes_nothing() -> None:
     gaps = [scene["site"](u, v) for u, v in ((0, -1), (1, 0), (0, 1), (-1, 0))]
     die = reading(scene, 5, gaps)
     assert verify.check(img, [die]) == [die]
+
+
+@pytest.mark.parametrize(("shown", "lost"), [(5, (0, 0)), (3, (0, 0)), (6, (-1, 0))])
+@pytest.mark.parametrize("angle", [10.0, 50.0])
+def test_a_body_first_reading_is_checked_by_its_own_pips(
+    shown: int, lost: tuple[int, int], angle: float
+) -> None:
+    from vision import faces
+
+    img = background(320, 240, "plain", np.random.default_rng(shown))
+    size, a = 40.0, math.radians(angle)
+    draw_die(img, shown, (160.0, 120.0), size, angle, body=(60, 60, 170), pip=(240, 240, 240))
+    (die,) = [d for d in faces.read_faces(img) if d.confidence >= 0.5]
+    assert die.value == shown and len(die.pips) == shown
+    # the same reading with the pip at ``lost`` missing, as the reader loses one
+    u, v = lost[0] * 0.23 * size, lost[1] * 0.23 * size
+    gone = (160.0 + u * math.cos(a) - v * math.sin(a), 120.0 + u * math.sin(a) + v * math.cos(a))
+    kept = [p for p in die.pips if math.dist(p, gone) > 0.1 * size]
+    assert len(kept) == shown - 1
+    wrong = Die(shown - 1, die.box, 0.7, kept, die.pip_radius, die.side)
+    (checked,) = verify.check(img, [wrong])
+    assert checked.value == shown
+    # and the right reading is left as it was
+    right = Die(shown, die.box, 0.7, die.pips, die.pip_radius, die.side)
+    assert verify.check(img, [right]) == [right]
