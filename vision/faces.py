@@ -30,7 +30,10 @@ Pipeline (one configuration for every photo):
    if no fit is sure, blobs that are bars of merged pips are cut into pips.
 8. Verification: the dense pip map is sampled at the 9 grid positions of the
    fitted layout; missed pips lower the confidence, and a clearly better
-   on/off pattern overrules the blob reading.
+   on/off pattern overrules the blob reading. Each die carries where that
+   layout put its pips (``Die.pips``, image positions), for the pip-grid
+   check in ``vision.verify``; a value the templates chose over the blobs
+   carries none.
 9. Unsure readings (and sure 1s) of die-sized bodies are checked against
    templates: rendered pip patterns correlated with the pip maps.
 10. Bodies as light as the table (white dice on a white tray) are seeded
