@@ -260,3 +260,34 @@ def test_body_first_readings_in_a_photo_are_checked(
     assert checked[k].value == shown
     # the photo's other readings are left as they were
     assert checked[:k] + checked[k + 1 :] == dice[:k] + dice[k + 1 :]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_both_readings_grids_overrule_the_vote(seed: int) -> None:
+    # a rendered 4: the pip-first reader made up two pips (6), the body-first
+    # one a middle pip (5), and the vote chose the 5; both grids show the 4
+    img, scene = rendered(4, seed)
+    pips, site = list(scene["pips"].values()), scene["site"]
+    pip = reading(scene, 6, [*pips, site(-1, 0), site(1, 0)])
+    body = reading(scene, 5, [*pips, site(0, 0)])
+    assert verify.arbitrate(img, pip, body, 5, 0.76) == (4, verify.CHANGED_CONFIDENCE)
+    # where the pip-first grid shows the vote's value, the vote stands
+    assert verify.arbitrate(img, reading(scene, 4, pips), body, 4, 0.76) == (4, 0.76)
+    # and so does an unsure vote
+    assert verify.arbitrate(img, pip, body, 5, 0.4) == (5, 0.4)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_body_first_reading_its_own_grid_contradicts_gives_way(seed: int) -> None:
+    # a white 3 whose body-first reading took two faint marks on the face's
+    # other diagonal for a 2: its grid leaves the three black pips empty
+    img, scene = rendered(3, seed, colours=0)
+    site = scene["site"]
+    marks = [site(1, -1), site(-1, 1)]
+    for x, y in marks:
+        cv2.circle(img, (round(x), round(y)), max(1, round(0.08 * SIZE)), (215, 215, 215), -1)
+    pip = reading(scene, 3, list(scene["pips"].values()))
+    body = reading(scene, 2, marks)
+    assert verify.arbitrate(img, pip, body, 2, 0.76) == (3, verify.CHANGED_CONFIDENCE)
+    # without the contradiction (the vote and the body-first reading say 3) nothing changes
+    assert verify.arbitrate(img, pip, reading(scene, 3, list(scene["pips"].values())), 3, 0.76) == (3, 0.76)
