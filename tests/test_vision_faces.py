@@ -133,7 +133,7 @@ def one_pip_face() -> np.ndarray:
 
 def test_templates_check_a_sure_one(monkeypatch: pytest.MonkeyPatch) -> None:
     face = one_pip_face()
-    value, conf, _ = faces._classify(face, template=True)
+    value, conf, _, _ = faces._classify(face, template=True)
     assert value == 1 and conf >= faces.MIN_CONFIDENCE
     # templates that clearly see three pips (a merged diagonal) overrule it ...
     monkeypatch.setattr(faces, "_template_value", lambda maps: (3, faces.TEMPLATE_LEAD + 0.1))
@@ -147,7 +147,7 @@ def test_templates_check_a_sure_one(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_templates_overrule_an_unsure_reading_only_on_a_found_body(monkeypatch: pytest.MonkeyPatch) -> None:
     # one pip well off the centre: the blob fit reads an unsure 1
     face = np.roll(one_pip_face(), round(0.5 * faces.FACE / faces.CROP_SCALE / 2), axis=1)
-    value, conf, _ = faces._classify(face)
+    value, conf, _, _ = faces._classify(face)
     assert value == 1 and conf < faces.MIN_CONFIDENCE
     monkeypatch.setattr(faces, "_template_value", lambda maps: (3, faces.TEMPLATE_LEAD + 0.1))
     assert faces._classify(face, template=True)[:2] == (3, faces.TEMPLATE_RIGHT)
@@ -242,10 +242,10 @@ def test_an_unsure_face_is_read_again_on_a_larger_crop(monkeypatch: pytest.Monke
 
     def reading(
         image: np.ndarray, cx: float, cy: float, side: float, ang: float, template: bool, overrule: bool
-    ) -> tuple[int, float, float]:
+    ) -> tuple[int, float, float, list[tuple[float, float]]]:
         # unsure on the body as found, sure on the larger crop
         sides.append(side)
-        return (2, 0.3, 1.0) if len(sides) % 2 else (5, 0.9, 0.0)
+        return (2, 0.3, 1.0, []) if len(sides) % 2 else (5, 0.9, 0.0, [])
 
     monkeypatch.setattr(faces, "_read_face", reading)
     dice = faces.read_faces(img)
@@ -338,7 +338,8 @@ def test_grid_verification_matches_its_array_form() -> None:
         k = int(rng.integers(len(faces._ROTS)))
         on = masks[int(rng.integers(len(masks)))]
         got = faces._verify(dm, (c0, g, faces._GRIDS[k], on))
-        assert got == verify_plainly(dm, c0, g, faces._ROTS[k], on)
+        assert got[:3] == verify_plainly(dm, c0, g, faces._ROTS[k], on)
+        assert faces._PATTERN_VALUES[got[3]] == got[1]
         ratios.add(got[0])
     assert 1.0 in ratios and 0.0 in ratios and len(ratios) > 1000  # every branch was taken
 
@@ -432,3 +433,27 @@ def test_leftover_seeds_match_the_opening_of_the_whole_mask() -> None:
         assert seeds == leftovers_of_the_whole_mask(m, out, 0.5, S)
         found += len(seeds)
     assert found > 30
+
+
+@pytest.mark.parametrize("angle", [0.0, 20.0, 35.0, 60.0])
+def test_each_die_carries_where_its_pips_were_seen(angle: float) -> None:
+    # the pips go back from the turned face crop to the frame: each lies on
+    # one drawn pip (whatever the die's turn), and there is one per pip
+    size, step = 44.0, 44.0 * 0.23  # draw_die puts pips this far apart
+    for value in range(1, 7):
+        img = background(320, 240, "plain", np.random.default_rng(value))
+        centre = (160.0 + value, 120.0 - value)
+        draw_die(img, value, centre, size, angle, body=(60, 60, 170), pip=(240, 240, 240))
+        a = math.radians(angle)
+        drawn = [
+            (
+                centre[0] + step * (u * math.cos(a) - v * math.sin(a)),
+                centre[1] + step * (u * math.sin(a) + v * math.cos(a)),
+            )
+            for u, v in PIP_LAYOUT[value]
+        ]
+        (die,) = [d for d in faces.read_faces(img) if d.confidence >= 0.5]
+        assert die.value == value and len(die.pips) == value
+        nearest = [min(range(value), key=lambda k: math.dist(p, drawn[k])) for p in die.pips]
+        assert sorted(nearest) == list(range(value))
+        assert max(math.dist(p, drawn[k]) for p, k in zip(die.pips, nearest, strict=True)) < 0.1 * size

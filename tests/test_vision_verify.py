@@ -209,3 +209,85 @@ def test_face_taken_for_pips_changes_nothing() -> None:
     gaps = [scene["site"](u, v) for u, v in ((0, -1), (1, 0), (0, 1), (-1, 0))]
     die = reading(scene, 5, gaps)
     assert verify.check(img, [die]) == [die]
+
+
+@pytest.mark.parametrize(("shown", "lost"), [(5, (0, 0)), (3, (0, 0)), (6, (-1, 0))])
+@pytest.mark.parametrize("angle", [10.0, 50.0])
+def test_a_body_first_reading_is_checked_by_its_own_pips(
+    shown: int, lost: tuple[int, int], angle: float
+) -> None:
+    from vision import faces
+
+    img = background(320, 240, "plain", np.random.default_rng(shown))
+    size, a = 40.0, math.radians(angle)
+    draw_die(img, shown, (160.0, 120.0), size, angle, body=(60, 60, 170), pip=(240, 240, 240))
+    (die,) = [d for d in faces.read_faces(img) if d.confidence >= 0.5]
+    assert die.value == shown and len(die.pips) == shown
+    # the same reading with the pip at ``lost`` missing, as the reader loses one
+    u, v = lost[0] * 0.23 * size, lost[1] * 0.23 * size
+    gone = (160.0 + u * math.cos(a) - v * math.sin(a), 120.0 + u * math.sin(a) + v * math.cos(a))
+    kept = [p for p in die.pips if math.dist(p, gone) > 0.1 * size]
+    assert len(kept) == shown - 1
+    wrong = Die(shown - 1, die.box, 0.7, kept, die.pip_radius, die.side)
+    (checked,) = verify.check(img, [wrong])
+    assert checked.value == shown
+    # and the right reading is left as it was
+    right = Die(shown, die.box, 0.7, die.pips, die.pip_radius, die.side)
+    assert verify.check(img, [right]) == [right]
+
+
+# Dice of byler-d6/train the body-first reader misreads (a pip lost or made up
+# on small dark dice), with their labelled value: its own pips correct them.
+BODY_FIRST_MISREAD = [
+    ("IMG_20191208_111858.jpg", (406.5, 334.5), 4),
+    ("IMG_20191208_112332.jpg", (269.0, 132.5), 6),
+    ("IMG_20191208_112404.jpg", (316.0, 314.0), 5),
+]
+
+
+@pytest.mark.parametrize(("photo", "centre", "shown"), BODY_FIRST_MISREAD)
+def test_body_first_readings_in_a_photo_are_checked(
+    shared_dir: Path, photo: str, centre: tuple[float, float], shown: int
+) -> None:
+    from vision import faces
+
+    img = cv2.imread(str(shared_dir / "datasets" / "byler-d6" / "train" / photo))
+    assert img is not None
+    dice = faces.read_faces(img)
+    k = min(range(len(dice)), key=lambda i: math.dist(dice[i].center, centre))
+    assert math.dist(dice[k].center, centre) < 5.0
+    checked = verify.check(img, dice)
+    assert checked[k].value == shown
+    # the photo's other readings are left as they were
+    assert checked[:k] + checked[k + 1 :] == dice[:k] + dice[k + 1 :]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_both_readings_grids_overrule_the_vote(seed: int) -> None:
+    # a rendered 4: the pip-first reader made up two pips (6), the body-first
+    # one a middle pip (5), and the vote chose the 5; both grids show the 4
+    img, scene = rendered(4, seed)
+    pips, site = list(scene["pips"].values()), scene["site"]
+    pip = reading(scene, 6, [*pips, site(-1, 0), site(1, 0)])
+    body = reading(scene, 5, [*pips, site(0, 0)])
+    assert verify.arbitrate(img, pip, body, 5, 0.76) == (4, verify.CHANGED_CONFIDENCE)
+    # where the pip-first grid shows the vote's value, the vote stands
+    assert verify.arbitrate(img, reading(scene, 4, pips), body, 4, 0.76) == (4, 0.76)
+    # and so does an unsure vote
+    assert verify.arbitrate(img, pip, body, 5, 0.4) == (5, 0.4)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_body_first_reading_its_own_grid_contradicts_gives_way(seed: int) -> None:
+    # a white 3 whose body-first reading took two faint marks on the face's
+    # other diagonal for a 2: its grid leaves the three black pips empty
+    img, scene = rendered(3, seed, colours=0)
+    site = scene["site"]
+    marks = [site(1, -1), site(-1, 1)]
+    for x, y in marks:
+        cv2.circle(img, (round(x), round(y)), max(1, round(0.08 * SIZE)), (215, 215, 215), -1)
+    pip = reading(scene, 3, list(scene["pips"].values()))
+    body = reading(scene, 2, marks)
+    assert verify.arbitrate(img, pip, body, 2, 0.76) == (3, verify.CHANGED_CONFIDENCE)
+    # without the contradiction (the vote and the body-first reading say 3) nothing changes
+    assert verify.arbitrate(img, pip, reading(scene, 3, list(scene["pips"].values())), 3, 0.76) == (3, 0.76)

@@ -30,7 +30,10 @@ Pipeline (one configuration for every photo):
    if no fit is sure, blobs that are bars of merged pips are cut into pips.
 8. Verification: the dense pip map is sampled at the 9 grid positions of the
    fitted layout; missed pips lower the confidence, and a clearly better
-   on/off pattern overrules the blob reading.
+   on/off pattern overrules the blob reading. Each die carries where that
+   layout put its pips (``Die.pips``, image positions), for the pip-grid
+   check in ``vision.verify``; a value the templates chose over the blobs
+   carries none.
 9. Unsure readings (and sure 1s) of die-sized bodies are checked against
    templates: rendered pip patterns correlated with the pip maps.
 10. Bodies as light as the table (white dice on a white tray) are seeded
@@ -43,7 +46,7 @@ Readings with confidence >= 0.5 were 94% right on byler-d6/train (they cover
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -234,6 +237,7 @@ _K3 = np.ones((3, 3), np.uint8)
 _KPIP = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (PIP_TOPHAT, PIP_TOPHAT))
 _gx, _gy = np.meshgrid([-1, 0, 1], [-1, 0, 1])
 _GRID_UNIT = np.stack([_gx.ravel(), _gy.ravel()], 1).astype(np.float32)  # 3x3 grid, (9, 2)
+_NO_PIPS = np.zeros((0, 2))
 _ONMASK = {}  # per layout variant: which of the 9 grid positions hold a pip
 for _n, _vs in _LAYOUTS.items():
     _ONMASK[_n] = []
@@ -460,7 +464,8 @@ def _read_face(
     template: bool = False,
     overrule: bool = True,
 ):
-    """Warp the face and classify; returns (value, confidence) or None."""
+    """Warp the face and classify; returns (value, confidence, ratio, pips) or
+    None, the pips as (x, y) image positions."""
     half = side * CROP_SCALE / 2
     a = math.radians(ang)
     ux, uy = math.cos(a) * half, math.sin(a) * half
@@ -477,7 +482,14 @@ def _read_face(
         flags=cv2.INTER_AREA if side > 2 * FACE else cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
-    return _classify(face, template, overrule)
+    res = _classify(face, template, overrule)
+    if res is None:
+        return None
+    # face half-widths -> crop px -> image: the crop's x and y axes run along
+    # the warp's source edges from its corner src[0]
+    crop = res[3] * (FACE / CROP_SCALE / 2) + (FACE - 1) / 2
+    at = src[0] + crop[:, :1] * ((src[1] - src[0]) / FACE) + crop[:, 1:] * ((src[2] - src[0]) / FACE)
+    return res[0], res[1], res[2], [(float(x), float(y)) for x, y in at]
 
 
 def _pipmaps(face: np.ndarray):
@@ -609,45 +621,56 @@ def _classify(face: np.ndarray, template: bool = False, overrule: bool = True):
                     break
                 return best[1]  # clean, verified fit: skip the rest (speed)
     if template and best is not None and best[1][1] >= MIN_CONFIDENCE and best[1][0] <= TEMPLATE_CHECK_UP_TO:
-        v, conf, ratio = best[1]
+        v, conf, ratio, _ = best[1]
         tv, lead = _template_value(seen)
         if tv != v and lead >= TEMPLATE_LEAD:
-            return tv, TEMPLATE_OVERRULE, ratio
+            return tv, TEMPLATE_OVERRULE, ratio, _NO_PIPS
         return best[1]
     if template and best is not None and best[1][1] < MIN_CONFIDENCE:
         # all maps were built (no early exit); see TEMPLATE_AGREE
-        v, conf, ratio = best[1]
+        v, conf, ratio, pips = best[1]
         tv, lead = _template_value(seen)
         if tv == v:
-            return v, max(conf, TEMPLATE_AGREE), ratio
+            return v, max(conf, TEMPLATE_AGREE), ratio, pips
         if overrule and lead >= TEMPLATE_LEAD:  # overrule: a body was found (TEMPLATE_RIGHT)
-            return tv, TEMPLATE_RIGHT, ratio
+            return tv, TEMPLATE_RIGHT, ratio, _NO_PIPS
     return None if best is None else best[1]
 
 
+def _sites(geo, on: np.ndarray) -> np.ndarray:
+    """Face positions (face half-widths) of the grid sites ``on`` of a fitted layout."""
+    c0, g, grid, _ = geo
+    return (c0[None, :] + grid[on] * g).astype(np.float64)
+
+
 def _finish(dm, r):
-    """Verify a blob reading against the dense pip map; returns (value, conf, ratio)."""
+    """Verify a blob reading against the dense pip map; returns (value, conf,
+    ratio, pips), the pips being where the fitted grid puts the value's pips
+    (face half-widths from the crop centre; none without a fitted grid)."""
     if r[2] is None:
-        return r[0], r[1] * 0.5, 1.0
-    ratio, pv, gap = _verify(dm, r[2])
+        return r[0], r[1] * 0.5, 1.0, _NO_PIPS
+    ratio, pv, gap, pi = _verify(dm, r[2])
     # confidence: the layout fit, capped by how empty the layout's empty grid
     # positions really are (ratio ~0 clean face; ~1 pips were missed)
     vconf = 1.0 - max(0.0, ratio - VERIFY_FREE) / VERIFY_SPAN
     if pv != r[0] and gap >= REREAD_GAP:
         # the dense grid samples clearly show another layout (usually pips the
         # blob threshold lost); its gap is the confidence
-        return pv, min(0.9, gap * 2), ratio
+        return pv, min(0.9, gap * 2), ratio, _sites(r[2], _PATTERNS[pi])
+    pips = _sites(r[2], r[2][3])
     if r[1] <= 0:
-        return r[0], r[1], ratio
+        return r[0], r[1], ratio, pips
     # a die whose layout fits but whose grid check fails is still reported, as
     # an unsure reading (it is a die; the value is ~50% right)
-    return r[0], max(UNSURE_FLOOR, min(r[1], vconf)), ratio
+    return r[0], max(UNSURE_FLOOR, min(r[1], vconf)), ratio, pips
 
 
-def _verify(dm: np.ndarray, geo) -> float:
+def _verify(dm: np.ndarray, geo) -> tuple[float, int, float, int]:
     """Strongest pip-map response at the grid positions the layout leaves empty,
     over the weakest at the positions it fills. Near 0 for a clean face; near
-    1 when pips were missed (a 6 read as a 2 shows 4 'empty' pips)."""
+    1 when pips were missed (a 6 read as a 2 shows 4 'empty' pips). Also the
+    value, gap and index (in _PATTERNS) of the pattern that best separates
+    the grid's samples."""
     c0, g, grid, on = geo
     pts = c0[None, :] + grid * g
     px = (pts * (FACE / CROP_SCALE / 2) + (FACE - 1) / 2).tolist()
@@ -662,10 +685,10 @@ def _verify(dm: np.ndarray, geo) -> float:
     pi = int(np.argmax(pg))
     pv, gap = int(_PATTERN_VALUES[pi]), float(pg[pi])
     if len(von) == 0:
-        return 1.0, pv, gap
+        return 1.0, pv, gap, pi
     if len(voff) == 0:
-        return 0.0, pv, gap
-    return float(np.float32(max(voff)) / max(min(von), 1e-3)), pv, gap
+        return 0.0, pv, gap, pi
+    return float(np.float32(max(voff)) / max(min(von), 1e-3)), pv, gap, pi
 
 
 def _blob_table(components) -> tuple:
@@ -989,7 +1012,7 @@ def scan_faces(image: np.ndarray) -> FaceScan:
             return
         if outline and conf < OUTLINE_CONF:
             return
-        out.append(_Reading(int(val), float(round(min(1.0, conf), 3)), fx, fy, fs, ang))
+        out.append(_Reading(int(val), float(round(min(1.0, conf), 3)), fx, fy, fs, ang, res[3]))
 
     for (rcx, rcy), (rw, rh), _ang in bodies:
         side = min(rw, rh)
@@ -1034,6 +1057,7 @@ class _Reading:
     y: float
     side: float
     angle: float
+    pips: list[tuple[float, float]] = field(default_factory=list)  # where the pips were seen (image)
 
     def die(self, width: int, height: int) -> Die:
         a = math.radians(self.angle)
@@ -1044,7 +1068,7 @@ class _Reading:
             float(min(width - 1, int(self.x + half))),
             float(min(height - 1, int(self.y + half))),
         ]
-        return Die(self.value, box, self.confidence, side=self.side)
+        return Die(self.value, box, self.confidence, self.pips, side=self.side)
 
 
 def _leftovers(m: np.ndarray, out: list[_Reading], f: float, S: float) -> list[tuple[float, float]]:

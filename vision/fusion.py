@@ -187,6 +187,8 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
         else:
             value, raw = vote([("pip", p.value, p.confidence), ("body", b.value, b.confidence)])
             conf = next(right for below, right in VOTE_CALIBRATION if raw < below)
+        if image is not None and p.value != b.value:  # the readings' own pip grids may overrule the vote
+            value, conf = verify.arbitrate(image, p, b, value, conf)
         fused.append(Die(value, box, conf, p.pips, p.pip_radius, b.side or p.side))
         behind.append({p.value, b.value})
         bodied.append(True)
