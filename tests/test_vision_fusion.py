@@ -128,6 +128,16 @@ def test_a_stray_one_pairs_before_a_neighbours_reading() -> None:
     assert sorted(d.value for d in fuse([neighbour, one], [body])) == [2, 4]
 
 
+def test_a_die_spanning_the_frame_is_dropped() -> None:
+    frame = np.full((480, 640, 3), 200, np.uint8)
+    # a 250 px die turned 45 degrees, the largest the reader is made for, stays
+    largest = Die(5, [143.0, 63.0, 497.0, 417.0], 0.9)
+    whole = Die(6, [0.0, 0.0, 566.0, 479.0], 0.9)  # a mat's pattern read as one die
+    assert [d.value for d in fuse([], [largest, whole], frame)] == [5]
+    assert [d.value for d in fuse([whole], [], frame)] == []
+    assert len(fuse([], [largest, whole])) == 2  # (without the frame there is nothing to compare)
+
+
 @pytest.mark.parametrize("kind", ["plain", "wood", "cloth", "speckle"])
 @pytest.mark.parametrize("size", [30, 60, 120])
 def test_rendered_dice_are_read_right(kind: str, size: int) -> None:

@@ -101,6 +101,14 @@ REREAD_RIGHT = 0.7  # share of agreeing re-reads that were right on train
 SCALE_MAX = 2.4
 SCALE_MIN_DICE = 3  # sure dice in the frame (the suspect one included) for a median side
 
+# Dice are read from about 25 to 250 px across (see DESIGN.md), a box at most
+# 1.42 times that when the die is turned: 0.74 of a 640x480 frame's height.
+# A die whose box spans more of the frame's shorter side is the table's own
+# pattern read at the scale of the whole frame: on the rendered play mats of
+# tests/test_vision_empty.py the only two confident phantoms were such 6s
+# (boxes 1.0 and 1.09 of that side). Fused train readings span at most 0.1.
+FRAME_MAX = 0.75
+
 
 def _centre(box: list[float]) -> tuple[float, float]:
     return (box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0
@@ -177,8 +185,9 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
     misread one. Agreeing readers are taken as independent witnesses, so the
     die's confidence rises. A pip-first-only die far larger than the frame's
     dice is dropped (SCALE_MAX); unsure readings of many pips with a body
-    behind them count as sure (MANY_PIPS). Given the frame, unsure dice are
-    read once more (see ``reread``).
+    behind them count as sure (MANY_PIPS). Given the frame, a die spanning
+    most of it is dropped (FRAME_MAX) and unsure dice are read once more (see
+    ``reread``).
     """
     fused: list[Die] = []
     behind: list[set[int]] = []  # values the first readings gave each fused die
@@ -219,6 +228,9 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
         if d.confidence < SURE and bodied[k] and d.value >= MANY_PIPS:
             fused[k] = Die(d.value, d.box, MANY_PIPS_RIGHT, d.pips, d.pip_radius, d.side)
     if image is not None:
+        limit = FRAME_MAX * min(image.shape[:2])
+        keep = [k for k, d in enumerate(fused) if pixels.box_side(d.box) <= limit]
+        fused, behind = [fused[k] for k in keep], [behind[k] for k in keep]
         for k, d in enumerate(fused):
             if d.confidence >= SURE:
                 continue
