@@ -23,10 +23,11 @@ CLEAN = ["plain", "wood", "cloth", "speckle"]
 # Confident phantom readings, summed over SEEDS x SIZES, as measured (before
 # the body check of vision.quality: tray 54, print 131, mat 146, stains 26):
 # the holes and bowls of bold printed letters (a P, an 8, an A) still pass for
-# 1s, 2s and 3s on a face of the letter's colour, twice a play mat's pattern,
-# and crumbs on a stained table line up like pips now and then.
+# 1s, 2s and 3s on a face of the letter's colour, and crumbs on a stained table
+# line up like pips now and then. (A play mat's pattern read as one die as large
+# as the frame is dropped: vision.fusion.FRAME_MAX.)
 # Lower these as the reader learns to refuse them.
-PHANTOMS_AT_MOST = {"tray": 16, "print": 75, "mat": 2, "stains": 15}
+PHANTOMS_AT_MOST = {"tray": 16, "print": 75, "mat": 0, "stains": 15}
 
 
 def confident(dice: list[Die]) -> list[Die]:
@@ -80,11 +81,11 @@ def _dice_read(kind: str, seed: int) -> tuple[int, int]:
 
 
 # Dice missed or misread of the 15 on a surface, as measured: on the printed
-# board a bold letter under a die (3); on the play mat three 1s whose reading
+# board a bold letter under a die (2); on the play mat three 1s whose reading
 # took in a cell of the mat round the die (a box twice the die's side), too
 # wide for a die's body, and one 1 read as a 5 (4); on the stained table a 6
 # whose stain joins it, refused as hidden (1).
-WRONG_AT_MOST = {"print": 3, "mat": 4, "stains": 1}
+WRONG_AT_MOST = {"print": 2, "mat": 4, "stains": 1}
 
 
 @pytest.mark.parametrize("kind", EMPTY_KINDS)

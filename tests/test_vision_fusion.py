@@ -10,10 +10,13 @@ from vision.faces import read_faces
 from vision.fusion import (
     MANY_PIPS,
     MANY_PIPS_RIGHT,
+    MATCH_FRAC,
+    PAIR_FRAC,
     PIP_MORE_CONFIDENCE,
     PIP_ONE_MORE_CONFIDENCE,
     REREAD_RIGHT,
     fuse,
+    pair,
 )
 from vision.synth import DICE_COLOURS, background, draw_die, scene
 
@@ -99,6 +102,40 @@ def test_an_unsure_body_first_reading_of_many_pips_counts_as_sure() -> None:
 def test_far_apart_readings_stay_two_dice() -> None:
     fused = fuse([Die(1, [0.0, 0.0, 30.0, 30.0], 0.9)], [Die(1, [60.0, 0.0, 90.0, 30.0], 0.9)])
     assert len(fused) == 2
+
+
+def test_touching_dice_read_by_different_readers_stay_two() -> None:
+    # the pip-first reader found one die, the body-first reader its neighbour,
+    # whose centre lies 0.43 of a side away
+    three = Die(3, [30.0, 0.0, 60.0, 30.0], 0.9)
+    two = Die(2, [17.0, 0.0, 47.0, 30.0], 0.9)
+    assert pair([three], [two]) == []
+    assert sorted(d.value for d in fuse([three], [two])) == [2, 3]
+    # a pip-first 1 that far off is one pip of the body-first die, read alone
+    one = Die(1, [38.0, 8.0, 52.0, 22.0], 0.9)
+    assert pair([one], [two]) == [(0, 0)]
+    assert [d.value for d in fuse([one], [two])] == [2]
+
+
+def test_a_stray_one_pairs_before_a_neighbours_reading() -> None:
+    body = Die(2, [0.0, 0.0, 30.0, 30.0], 0.9)
+    # a neighbour's reading 0.37 sides off, within PAIR_FRAC, but near its
+    # limit; a 1 (one pip of the die) 0.40 sides off, well within MATCH_FRAC
+    neighbour = Die(4, [11.0, 0.0, 41.0, 30.0], 0.9)
+    one = Die(1, [-1.0, 5.0, 9.0, 15.0], 0.9)
+    assert 0.37 < PAIR_FRAC and 0.40 < MATCH_FRAC
+    assert pair([neighbour, one], [body]) == [(1, 0)]
+    assert sorted(d.value for d in fuse([neighbour, one], [body])) == [2, 4]
+
+
+def test_a_die_spanning_the_frame_is_dropped() -> None:
+    frame = np.full((480, 640, 3), 200, np.uint8)
+    # a 250 px die turned 45 degrees, the largest the reader is made for, stays
+    largest = Die(5, [143.0, 63.0, 497.0, 417.0], 0.9)
+    whole = Die(6, [0.0, 0.0, 566.0, 479.0], 0.9)  # a mat's pattern read as one die
+    assert [d.value for d in fuse([], [largest, whole], frame)] == [5]
+    assert [d.value for d in fuse([whole], [], frame)] == []
+    assert len(fuse([], [largest, whole])) == 2  # (without the frame there is nothing to compare)
 
 
 @pytest.mark.parametrize("kind", ["plain", "wood", "cloth", "speckle"])

@@ -24,6 +24,16 @@ if TYPE_CHECKING:
 # only its pip and can be half the die; with the smaller side such readings
 # stayed apart and the die was counted twice.
 MATCH_FRAC = 0.6
+# Only a pip-first "1" needs that reach: its box is one pip, often a corner pip
+# of a 2 or 3 (right pairs on train: up to 0.39). Other pip-first boxes cover
+# the die, and a reading farther than PAIR_FRAC from a body-first one was its
+# touching neighbour's: on train right pairs of such readings lay at most 0.35
+# apart, while 4 pairs of two neighbouring dice lay 0.42-0.55 apart and each
+# counted two dice as one (die accuracy 0.956 -> 0.958, even/odd halves
+# 0.957 -> 0.962 and 0.954 -> 0.955; the same for any limit from 0.36 to 0.4).
+# Pairs are taken best first by distance over reach, so a stray "1" nearer in
+# those terms than a neighbour's reading gets the body-first reading.
+PAIR_FRAC = 0.4
 
 # Vote on the value of a die the readers read differently. Each reading votes
 # with WEIGHT[reader] * ((1 - CONF_MIX) * RELIABILITY[reader][value] +
@@ -91,21 +101,30 @@ REREAD_RIGHT = 0.7  # share of agreeing re-reads that were right on train
 SCALE_MAX = 2.4
 SCALE_MIN_DICE = 3  # sure dice in the frame (the suspect one included) for a median side
 
+# Dice are read from about 25 to 250 px across (see DESIGN.md), a box at most
+# 1.42 times that when the die is turned: 0.74 of a 640x480 frame's height.
+# A die whose box spans more of the frame's shorter side is the table's own
+# pattern read at the scale of the whole frame: on the rendered play mats of
+# tests/test_vision_empty.py the only two confident phantoms were such 6s
+# (boxes 1.0 and 1.09 of that side). Fused train readings span at most 0.1.
+FRAME_MAX = 0.75
+
 
 def _centre(box: list[float]) -> tuple[float, float]:
     return (box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0
 
 
 def pair(pip_dice: list[Die], body_dice: list[Die], frac: float = MATCH_FRAC) -> list[tuple[int, int]]:
-    """Index pairs (pip, body) of readings of one die, nearest centres first."""
+    """Index pairs (pip, body) of readings of one die, closest (for their reach) first."""
     candidates = []
     for i, p in enumerate(pip_dice):
         (px, py), ps = _centre(p.box), pixels.box_side(p.box)
+        reach = frac if p.value == 1 else min(frac, PAIR_FRAC)
         for j, b in enumerate(body_dice):
             (bx, by), bs = _centre(b.box), pixels.box_side(b.box)
-            dist = math.hypot(px - bx, py - by)
-            if dist < frac * max(ps, bs):
-                candidates.append((dist, i, j))
+            dist = math.hypot(px - bx, py - by) / max(ps, bs)
+            if dist < reach:
+                candidates.append((dist / reach, i, j))
     used_p: set[int] = set()
     used_b: set[int] = set()
     pairs = []
@@ -166,8 +185,9 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
     misread one. Agreeing readers are taken as independent witnesses, so the
     die's confidence rises. A pip-first-only die far larger than the frame's
     dice is dropped (SCALE_MAX); unsure readings of many pips with a body
-    behind them count as sure (MANY_PIPS). Given the frame, unsure dice are
-    read once more (see ``reread``).
+    behind them count as sure (MANY_PIPS). Given the frame, a die spanning
+    most of it is dropped (FRAME_MAX) and unsure dice are read once more (see
+    ``reread``).
     """
     fused: list[Die] = []
     behind: list[set[int]] = []  # values the first readings gave each fused die
@@ -210,6 +230,9 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
         if d.confidence < SURE and bodied[k] and d.value >= MANY_PIPS:
             fused[k] = Die(d.value, d.box, MANY_PIPS_RIGHT, d.pips, d.pip_radius, d.side)
     if image is not None:
+        limit = FRAME_MAX * min(image.shape[:2])
+        keep = [k for k, d in enumerate(fused) if pixels.box_side(d.box) <= limit]
+        fused, behind = [fused[k] for k in keep], [behind[k] for k in keep]
         for k, d in enumerate(fused):
             if d.confidence >= SURE:
                 continue
