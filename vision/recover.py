@@ -16,12 +16,17 @@ passes ``vision.quality``'s checks.
 
 Given the two readers' own readings, ``recover`` also splits a fused die
 that was two touching dice (``split``).
+
+A sure 1 on a dark, greyish body whose red stands out around the face as
+much as at its middle is no 1: on dark marbled dice with small red pips a
+lone blob (a swirl, or pips run together) reads as a 1 while the red pips of
+a 4, 5 or 6 lie around it. Such a reading is refused (``doubtful_one``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -201,6 +206,87 @@ SMALL_BOX = 1.2
 SPLIT_APART = 0.42
 
 
+# A sure 1 is doubted (see ``doubtful_one``) on a face of median grey below
+# ONE_DARK and median redness above ONE_BODY_RED (grey and reddish bodies, not
+# blue or purple ones, whose white pips on a reddish tint show red around the
+# middle too), when the redness of its ring (90th percentile, 0.2-0.38 die
+# sides out) over the face's median is at least ONE_RING times that of its
+# middle (mean within 0.1 sides), and either the middle (ONE_RED_MIDDLE) or
+# the ring (ONE_RED_RING) is red. On the 248 sure 1s of train these held for
+# 7 of the 12 read wrong (truth 3-6) and none of the 236 right; the right red
+# pipped 1s on grey bodies had a ring at most 0.51 of their middle, the wrong
+# ones 0.69-1.45 (or no red middle at all, ring 26-42).
+ONE_DARK = 80.0
+ONE_BODY_RED = -10.0
+ONE_RING = 0.6
+ONE_RED_MIDDLE = 15.0
+ONE_RED_RING = 25.0
+# ... unless the pip grid (``read_face``) reads it as a 1 by this much over
+# any other value: rendered marbled 1s with reddish swirls read so by 2.1-4.4,
+# the 7 wrong 1s of train by -0.2 to 1.7 (and one by 3.8, left as it was).
+ONE_GRID = 2.0
+ONE_FACE = 0.4  # face disc radius, in die sides
+ONE_MIDDLE = 0.1
+ONE_RING_IN, ONE_RING_OUT = 0.2, 0.38
+ONE_PX = 24  # pixels a die side is measured at, at most
+_GREY_RED = np.float32([[0.114, 0.587, 0.299], [-0.5, -0.5, 1.0]])  # BGR -> (grey, redness)
+REFUSED = 0.3  # vision.quality's confidence of a refused die
+
+
+def red_layout(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, float, float, float]:
+    """(middle, ring, grey, body red) of the face of side ``side`` centred at (cx, cy) of ``image`` (BGR).
+
+    Redness is R - (G + B) / 2; middle and ring are over the face's median
+    redness (see ONE_RING), grey and body red the face's medians. A face
+    lighter than ONE_DARK comes back with its grey alone (ring and middle 0).
+    """
+    crop, x0, y0 = pixels.crop(image, cx, cy, ONE_FACE * side + 1)
+    # (an integer shrink factor keeps the resize on OpenCV's fast path; the
+    # measures are means and ranks over the face, which ONE_PX pixels a side
+    # keep)
+    shrink = max(1, int(side / ONE_PX))
+    if shrink > 1:
+        size = (crop.shape[1] // shrink, crop.shape[0] // shrink)
+        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    if crop.shape[0] < 4 or crop.shape[1] < 4:
+        return 0.0, 0.0, 255.0, 0.0
+    chans = cv2.transform(crop.astype(np.float32), _GREY_RED)
+    # (a shrunk pixel's centre lies (shrink - 1) / 2 pixels into its block)
+    half = 0.5 * (shrink - 1)
+    px, py, s = (cx - x0 - half) / shrink, (cy - y0 - half) / shrink, side / shrink
+    d2 = np.add.outer((np.arange(crop.shape[0]) - py) ** 2, (np.arange(crop.shape[1]) - px) ** 2) / (s * s)
+    face = d2 < ONE_FACE**2
+    middle = d2 < ONE_MIDDLE**2
+    ring = (d2 > ONE_RING_IN**2) & (d2 < ONE_RING_OUT**2)
+    if not (face.any() and middle.any() and ring.any()):
+        return 0.0, 0.0, 255.0, 0.0
+    grey = float(pixels.median(chans[..., 0][face]))
+    if grey >= ONE_DARK:
+        return 0.0, 0.0, grey, 0.0
+    red = chans[..., 1]
+    body = float(pixels.median(red[face]))
+    at = red[ring]
+    k = int(0.9 * (len(at) - 1))
+    return float(red[middle].mean()) - body, float(np.partition(at, k)[k]) - body, grey, body
+
+
+def doubtful_one(image: np.ndarray, die: Die) -> bool:
+    """Whether ``die``, read as a 1, looks like the red pips of more dots on a dark marbled body."""
+    side = max(pixels.box_side(die.box), die.side)
+    if side < MIN_SIDE:
+        return False
+    middle, ring, grey, body = red_layout(image, *die.center, side)
+    if not (
+        grey < ONE_DARK
+        and body > ONE_BODY_RED
+        and ring >= ONE_RING * max(middle, 0.0)
+        and (middle >= ONE_RED_MIDDLE or ring >= ONE_RED_RING)
+    ):
+        return False
+    f = read_face(image, *die.center, pixels.box_side(die.box))
+    return f is None or f.one < f.separation + ONE_GRID
+
+
 def _table(image: np.ndarray) -> np.ndarray:
     """The table's colour on the grey/opponent axes: the median of a sparse sample of the frame."""
     step = max(1, int(math.sqrt(image.shape[0] * image.shape[1] / TABLE_SAMPLES)))
@@ -330,4 +416,7 @@ def recover(
     for i in made:
         if not _passes(image, out, [i]):
             out[i] = dice[i]
+    for i, d in enumerate(out):
+        if d.value == 1 and d.confidence >= SURE and doubtful_one(image, d):
+            out[i] = replace(d, confidence=REFUSED)
     return out
