@@ -6,7 +6,8 @@ both readers leave unsure in photos. A reading made sure must be right; an
 unsure reading on a table with no die, on a die next to a sure one, on a 1, or
 on a die that vision.quality refuses, stays unsure. A sure 1 on a dark
 marbled die whose red pips lie around its middle is refused; a marbled 1, and
-a 1 of every plain colour, is left alone.
+a 1 of every plain colour, is left alone. A 1 that the pip-first reader read
+right and the fusion took for a 2 is made a 1 again; a 2 is not.
 """
 
 from __future__ import annotations
@@ -342,3 +343,37 @@ def test_read_dice_reads_no_marbled_die_surely_wrong() -> None:
             right += d.value == p.value
     assert wrong == 0
     assert right >= 20  # as measured: 22 of the 24 dice, the four marbled 1s among them
+
+
+def _disputed(value: int, colour: int, seed: int) -> tuple[np.ndarray, list[Die], list[Die], list[Die]]:
+    """A die showing ``value``, read as a 1 by the pip-first reader and as a 2 by the other, fused to a 2."""
+    rng = np.random.default_rng(seed)
+    img = background(200, 200, "plain", rng)
+    die = draw_die(
+        img,
+        value,
+        (100.0, 100.0),
+        float(rng.uniform(26, 44)),
+        float(rng.uniform(0, 90)),
+        *DICE_COLOURS[colour],
+    )
+    pip_dice = [Die(1, list(die.box), 1.0, side=die.size)]
+    body_dice = [Die(2, list(die.box), 0.8, side=die.size)]
+    return _noisy(img, rng), [Die(2, list(die.box), 0.76, side=die.size)], pip_dice, body_dice
+
+
+@pytest.mark.parametrize("colour", range(len(DICE_COLOURS)))
+def test_a_one_fused_to_a_two_is_made_a_one(colour: int) -> None:
+    for seed in range(3):
+        img, fused, pip_dice, body_dice = _disputed(1, colour, seed)
+        out = recover.recover(img, fused, pip_dice, body_dice)
+        assert [(d.value, d.box, d.confidence) for d in out] == [(1, fused[0].box, RECOVERED)], (colour, seed)
+        assert recover.recover(img, fused) == fused  # without the readers' readings, nothing to go by
+
+
+@pytest.mark.parametrize("colour", range(len(DICE_COLOURS)))
+def test_other_values_fused_from_a_one_stay(colour: int) -> None:
+    for value in (2, 3, 5):
+        for seed in range(3):
+            img, fused, pip_dice, body_dice = _disputed(value, colour, seed)
+            assert recover.recover(img, fused, pip_dice, body_dice) == fused, (value, colour, seed)
