@@ -464,11 +464,12 @@ def recover(
     for i in made:
         if not _passes(image, out, [i]):
             out[i] = dice[i]
-    lone = [r.box for r in (pip_dice or []) + (body_dice or [])]
+    # (a die one reader alone found keeps that reading's box)
+    lone = {tuple(r.box) for r in (pip_dice or []) + (body_dice or [])}
     for i, d in enumerate(out):
         if d.value != 1 or d.confidence < SURE:
             continue
-        if any(np.allclose(d.box, box) for box in lone):
+        if tuple(d.box) in lone:
             f = read_face(image, *d.center, pixels.box_side(d.box))
             if (
                 f is not None
