@@ -17,13 +17,15 @@ passes ``vision.quality``'s checks.
 Given the two readers' own readings, ``recover`` also splits a fused die
 that was two touching dice (``split``).
 
-A sure 1 on a dark, greyish body whose red stands out around the face as
-much as at its middle is no 1: on dark marbled dice with small red pips a
-lone blob (a swirl, or pips run together) reads as a 1 while the red pips of
-a 4, 5 or 6 lie around it. Such a reading is refused (``doubtful_one``). The other way round, a die that
-the pip-first reader read as a 1 and the body-first reader as more, fused to
-the larger value, is made a 1 when its pip grid shows a 1 far more clearly than anything else
-(``ones_read_as_more``).
+Sure 1s are looked at again too. A sure 1 on a dark, greyish body whose red
+stands out around the face as much as at its middle is no 1: on dark marbled
+dice with small red pips a lone blob (a swirl, or pips run together) reads as
+a 1 while the red pips of a 4, 5 or 6 lie around it. Such a reading is
+refused (``doubtful_one``), unless its grid shows a 1 clearly. A sure 1 that
+one reader alone found takes the grid's value when the grid reads another
+value clearly. And a die that the pip-first reader read as a 1 and the
+body-first reader as more, fused to the larger value, is made a 1 when its
+grid shows a 1 far more clearly than anything else (``ones_read_as_more``).
 """
 
 from __future__ import annotations
@@ -215,8 +217,8 @@ SPLIT_APART = 0.42
 # middle too), when the redness of its ring (90th percentile, 0.2-0.38 die
 # sides out) over the face's median is at least ONE_RING times that of its
 # middle (mean within 0.1 sides), and either the middle (ONE_RED_MIDDLE) or
-# the ring (ONE_RED_RING) is red. On the 248 sure 1s of train these held for
-# 7 of the 12 read wrong (truth 3-6) and none of the 236 right; the right red
+# the ring (ONE_RED_RING) is red. On the 254 sure 1s of train these held for
+# 7 of the 12 read wrong (truth 3-6) and none of the 242 right; the right red
 # pipped 1s on grey bodies had a ring at most 0.51 of their middle, the wrong
 # ones 0.69-1.45 (or no red middle at all, ring 26-42).
 ONE_DARK = 80.0
@@ -225,8 +227,9 @@ ONE_RING = 0.6
 ONE_RED_MIDDLE = 15.0
 ONE_RED_RING = 25.0
 # ... unless the pip grid (``read_face``) reads it as a 1 by this much over
-# any other value: rendered marbled 1s with reddish swirls read so by 2.1-4.4,
-# the 7 wrong 1s of train by -0.2 to 1.7 (and one by 3.8, left as it was).
+# any other value: rendered marbled 1s with reddish swirls read so by 2.1-4.4;
+# of the 7 wrong 1s of train doubted, 6 by -0.2 to 1.7 (the seventh, by 3.8,
+# is left as it was).
 ONE_GRID = 2.0
 ONE_FACE = 0.4  # face disc radius, in die sides
 ONE_MIDDLE = 0.1
@@ -303,15 +306,6 @@ ONE_CLEAR_OVER = 3.0
 ONE_CLEAR = 8.0
 
 
-# A sure 1 that one reader alone found is read on the grid, and takes the
-# grid's value when that reading is clear (MIN_SEPARATION, MIN_MARGIN) and
-# beats the grid's reading as a 1 by ONE_UNDER. On train that changed a 3
-# (separation 5.8 against 4.6 as a 1) and a 2 (6.3 against 5.1) read as 1s,
-# both right; of the 62 right 1s found by one reader, none came nearer than
-# -0.3 (and then with a separation of 1.7).
-ONE_UNDER = 0.5
-
-
 def ones_read_as_more(
     image: np.ndarray, dice: list[Die], pip_dice: list[Die], body_dice: list[Die]
 ) -> list[Die]:
@@ -333,6 +327,15 @@ def ones_read_as_more(
         if f is not None and f.one >= max(ONE_CLEAR, ONE_CLEAR_OVER * f.separation):
             out[k] = Die(1, list(d.box), RECOVERED, side=d.side)
     return out
+
+
+# A sure 1 that one reader alone found is read on the grid, and takes the
+# grid's value when that reading is clear (MIN_SEPARATION, MIN_MARGIN) and
+# beats the grid's reading as a 1 by ONE_UNDER. On train that changed a 3
+# (separation 5.8 against 4.6 as a 1) and a 2 (6.3 against 5.1) read as 1s,
+# both right; of the 242 right sure 1s, none came nearer than -0.3 (and then
+# with a separation of 1.7).
+ONE_UNDER = 0.5
 
 
 def _table(image: np.ndarray) -> np.ndarray:
@@ -418,11 +421,16 @@ def recover(
     """``dice`` with the unsure readings that ``read_face`` reads clearly made sure.
 
     Given the two readers' readings that ``dice`` were fused from, touching
-    dice fused into one are split first (``split``).
+    dice fused into one are split first (``split``), and a pip-first 1 fused
+    to more is made a 1 where the grid shows it (``ones_read_as_more``).
 
     A reading made sure must still pass ``vision.quality``'s checks (a die
     read here is no less likely to be cocked, hidden or blurred), and its
     body must not look like the table.
+
+    Last, sure 1s: one that one reader alone found takes the grid's clear
+    reading of another value (ONE_UNDER), and one that looks like the red
+    pips of more dots on a dark marbled body is refused (``doubtful_one``).
     """
     from vision.reader import Die
 
