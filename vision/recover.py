@@ -16,12 +16,22 @@ passes ``vision.quality``'s checks.
 
 Given the two readers' own readings, ``recover`` also splits a fused die
 that was two touching dice (``split``).
+
+Sure 1s are looked at again too. A sure 1 on a dark, greyish body whose red
+stands out around the face as much as at its middle is no 1: on dark marbled
+dice with small red pips a lone blob (a swirl, or pips run together) reads as
+a 1 while the red pips of a 4, 5 or 6 lie around it. Such a reading is
+refused (``doubtful_one``), unless its grid shows a 1 clearly. A sure 1 that
+one reader alone found takes the grid's value when the grid reads another
+value clearly. And a die that the pip-first reader read as a 1 and the
+body-first reader as more, fused to the larger value, is made a 1 when its
+grid shows a 1 far more clearly than anything else (``ones_read_as_more``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -201,6 +211,133 @@ SMALL_BOX = 1.2
 SPLIT_APART = 0.42
 
 
+# A sure 1 is doubted (see ``doubtful_one``) on a face of median grey below
+# ONE_DARK and median redness above ONE_BODY_RED (grey and reddish bodies, not
+# blue or purple ones, whose white pips on a reddish tint show red around the
+# middle too), when the redness of its ring (90th percentile, 0.2-0.38 die
+# sides out) over the face's median is at least ONE_RING times that of its
+# middle (mean within 0.1 sides), and either the middle (ONE_RED_MIDDLE) or
+# the ring (ONE_RED_RING) is red. On the 254 sure 1s of train these held for
+# 7 of the 12 read wrong (truth 3-6) and none of the 242 right; the right red
+# pipped 1s on grey bodies had a ring at most 0.51 of their middle, the wrong
+# ones 0.69-1.45 (or no red middle at all, ring 26-42).
+ONE_DARK = 80.0
+ONE_BODY_RED = -10.0
+ONE_RING = 0.6
+ONE_RED_MIDDLE = 15.0
+ONE_RED_RING = 25.0
+# ... unless the pip grid (``read_face``) reads it as a 1 by this much over
+# any other value: rendered marbled 1s with reddish swirls read so by 2.1-4.4;
+# of the 7 wrong 1s of train doubted, 6 by -0.2 to 1.7 (the seventh, by 3.8,
+# is left as it was).
+ONE_GRID = 2.0
+ONE_FACE = 0.4  # face disc radius, in die sides
+ONE_MIDDLE = 0.1
+ONE_RING_IN, ONE_RING_OUT = 0.2, 0.38
+ONE_PX = 24  # pixels a die side is measured at, at most
+_GREY_RED = np.float32([[0.114, 0.587, 0.299], [-0.5, -0.5, 1.0]])  # BGR -> (grey, redness)
+REFUSED = 0.3  # vision.quality's confidence of a refused die
+
+
+def red_layout(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, float, float, float]:
+    """(middle, ring, grey, body red) of the face of side ``side`` centred at (cx, cy) of ``image`` (BGR).
+
+    Redness is R - (G + B) / 2; middle and ring are over the face's median
+    redness (see ONE_RING), grey and body red the face's medians. A face
+    lighter than ONE_DARK comes back with its grey alone (ring and middle 0).
+    """
+    crop, x0, y0 = pixels.crop(image, cx, cy, ONE_FACE * side + 1)
+    # (an integer shrink factor keeps the resize on OpenCV's fast path; the
+    # measures are means and ranks over the face, which ONE_PX pixels a side
+    # keep)
+    shrink = max(1, int(side / ONE_PX))
+    if shrink > 1:
+        size = (crop.shape[1] // shrink, crop.shape[0] // shrink)
+        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    if crop.shape[0] < 4 or crop.shape[1] < 4:
+        return 0.0, 0.0, 255.0, 0.0
+    chans = cv2.transform(crop.astype(np.float32), _GREY_RED)
+    # (a shrunk pixel's centre lies (shrink - 1) / 2 pixels into its block)
+    half = 0.5 * (shrink - 1)
+    px, py, s = (cx - x0 - half) / shrink, (cy - y0 - half) / shrink, side / shrink
+    d2 = np.add.outer((np.arange(crop.shape[0]) - py) ** 2, (np.arange(crop.shape[1]) - px) ** 2) / (s * s)
+    face = d2 < ONE_FACE**2
+    middle = d2 < ONE_MIDDLE**2
+    ring = (d2 > ONE_RING_IN**2) & (d2 < ONE_RING_OUT**2)
+    if not (face.any() and middle.any() and ring.any()):
+        return 0.0, 0.0, 255.0, 0.0
+    grey = float(pixels.median(chans[..., 0][face]))
+    if grey >= ONE_DARK:
+        return 0.0, 0.0, grey, 0.0
+    red = chans[..., 1]
+    body = float(pixels.median(red[face]))
+    at = red[ring]
+    k = int(0.9 * (len(at) - 1))
+    return float(red[middle].mean()) - body, float(np.partition(at, k)[k]) - body, grey, body
+
+
+def doubtful_one(image: np.ndarray, die: Die) -> bool:
+    """Whether ``die``, read as a 1, looks like the red pips of more dots on a dark marbled body."""
+    side = max(pixels.box_side(die.box), die.side)
+    if side < MIN_SIDE:
+        return False
+    middle, ring, grey, body = red_layout(image, *die.center, side)
+    if not (
+        grey < ONE_DARK
+        and body > ONE_BODY_RED
+        and ring >= ONE_RING * max(middle, 0.0)
+        and (middle >= ONE_RED_MIDDLE or ring >= ONE_RED_RING)
+    ):
+        return False
+    f = read_face(image, *die.center, pixels.box_side(die.box))
+    return f is None or f.one < f.separation + ONE_GRID
+
+
+# A die the pip-first reader read as a 1 and the body-first reader as more,
+# fused to the larger value, is made a 1 when its grid's separation as a 1 is
+# at least ONE_CLEAR_OVER times that of its best other reading and at least
+# ONE_CLEAR. On train, of the 70 sure dice where the readers disagreed about
+# a 1, the two 1s read as 2 stood out by 3.4 and 5.5 times (separations 10
+# and 15); the right readings by at most 2.7 (a 2), the wrong ones of other
+# values by at most 1.9. (The other way round, none came near; on rendered
+# frames the body-first reader's stray 1s beside the pip-first reader's right
+# 3s and 5s would cost a grid reading each.)
+ONE_CLEAR_OVER = 3.0
+ONE_CLEAR = 8.0
+
+
+def ones_read_as_more(
+    image: np.ndarray, dice: list[Die], pip_dice: list[Die], body_dice: list[Die]
+) -> list[Die]:
+    """``dice`` (fused from ``pip_dice`` and ``body_dice``), the pip-first reader's clear 1s made 1s."""
+    from vision import fusion
+    from vision.reader import Die
+
+    out = list(dice)
+    for i, j in fusion.pair(pip_dice, body_dice):
+        p, b = pip_dice[i], body_dice[j]
+        if p.value != 1 or b.value == 1:
+            continue
+        mid = [(u + w) / 2.0 for u, w in zip(p.box, b.box, strict=True)]
+        k = next((k for k, d in enumerate(out) if np.allclose(d.box, mid)), None)
+        if k is None or out[k].value == 1 or out[k].confidence < SURE:
+            continue
+        d = out[k]
+        f = read_face(image, *d.center, pixels.box_side(d.box))
+        if f is not None and f.one >= max(ONE_CLEAR, ONE_CLEAR_OVER * f.separation):
+            out[k] = Die(1, list(d.box), RECOVERED, side=d.side)
+    return out
+
+
+# A sure 1 that one reader alone found is read on the grid, and takes the
+# grid's value when that reading is clear (MIN_SEPARATION, MIN_MARGIN) and
+# beats the grid's reading as a 1 by ONE_UNDER. On train that changed a 3
+# (separation 5.8 against 4.6 as a 1) and a 2 (6.3 against 5.1) read as 1s,
+# both right; of the 242 right sure 1s, none came nearer than -0.3 (and then
+# with a separation of 1.7).
+ONE_UNDER = 0.5
+
+
 def _table(image: np.ndarray) -> np.ndarray:
     """The table's colour on the grey/opponent axes: the median of a sparse sample of the frame."""
     step = max(1, int(math.sqrt(image.shape[0] * image.shape[1] / TABLE_SAMPLES)))
@@ -284,17 +421,22 @@ def recover(
     """``dice`` with the unsure readings that ``read_face`` reads clearly made sure.
 
     Given the two readers' readings that ``dice`` were fused from, touching
-    dice fused into one are split first (``split``).
+    dice fused into one are split first (``split``), and a pip-first 1 fused
+    to more is made a 1 where the grid shows it (``ones_read_as_more``).
 
     A reading made sure must still pass ``vision.quality``'s checks (a die
     read here is no less likely to be cocked, hidden or blurred), and its
     body must not look like the table.
+
+    Last, sure 1s: one that one reader alone found takes the grid's clear
+    reading of another value (ONE_UNDER), and one that looks like the red
+    pips of more dots on a dark marbled body is refused (``doubtful_one``).
     """
     from vision.reader import Die
 
     image = pixels.as_bgr(image, "recover")  # (a grey or BGRA frame too)
     if pip_dice and body_dice:
-        dice = split(image, dice, pip_dice, body_dice)
+        dice = ones_read_as_more(image, split(image, dice, pip_dice, body_dice), pip_dice, body_dice)
     sure = [d for d in dice if d.confidence >= SURE]
     typical = float(pixels.median([pixels.box_side(d.box) for d in sure])) if sure else 0.0
     out = list(dice)
@@ -330,4 +472,20 @@ def recover(
     for i in made:
         if not _passes(image, out, [i]):
             out[i] = dice[i]
+    # (a die one reader alone found keeps that reading's box)
+    lone = {tuple(r.box) for r in (pip_dice or []) + (body_dice or [])}
+    for i, d in enumerate(out):
+        if d.value != 1 or d.confidence < SURE:
+            continue
+        if tuple(d.box) in lone:
+            f = read_face(image, *d.center, pixels.box_side(d.box))
+            if (
+                f is not None
+                and f.separation >= max(MIN_SEPARATION, f.one + ONE_UNDER)
+                and f.margin >= MIN_MARGIN
+            ):
+                out[i] = Die(f.value, list(d.box), RECOVERED, side=d.side)
+                continue
+        if doubtful_one(image, d):
+            out[i] = replace(d, confidence=REFUSED)
     return out
