@@ -214,6 +214,31 @@ def test_faint_outlines_are_seeded_at_the_lower_edge_level(monkeypatch: pytest.M
     assert faces._outline_seeds(work(50), [], 0.5, 22.0) == []
 
 
+def test_touching_outlines_are_split_into_dice(monkeypatch: pytest.MonkeyPatch) -> None:
+    # die-sized squares a little lighter than the table, turned and in a row,
+    # corner to corner with no gap, each with a dark pip at its centre: two
+    # make one patch of edges twice as long as a die, seeded once per square
+    def work(count: int) -> np.ndarray:
+        img = np.full((240, 320, 3), 180, np.uint8)
+        for k in range(count):
+            x = 60 + 26 * k
+            corners = cv2.boxPoints(((x, 120), (22, 22), 30.0)).astype(np.int32)
+            cv2.fillConvexPoly(img, corners, (240, 240, 240), cv2.LINE_AA)
+            cv2.circle(img, (x, 120), 3, (30, 30, 30), -1)
+        return cv2.GaussianBlur(img, (0, 0), 1.5)
+
+    found = sorted(faces._outline_seeds(work(2), [], 0.5, 22.0))
+    assert len(found) == 2, found
+    assert all(
+        abs(x - want) < 4 and abs(y - 120) < 4 for (x, y, _), want in zip(found, (60, 82), strict=True)
+    )
+    assert all(15 < side < 30 for _, _, side in found)
+    # a row as long as a tray wall is not split into dice
+    assert faces._outline_seeds(work(8), [], 0.5, 22.0) == []
+    monkeypatch.setattr(faces, "OUTLINE_SPLIT", 0)
+    assert faces._outline_seeds(work(2), [], 0.5, 22.0) == []
+
+
 def dim_red_pips(value: int, size: float, seed: int) -> np.ndarray:
     """A dark die whose dull red pips, blurred, differ from it by only ~10 Lab units."""
     rng = np.random.default_rng(seed)
