@@ -239,6 +239,17 @@ def test_touching_outlines_are_split_into_dice(monkeypatch: pytest.MonkeyPatch) 
     assert faces._outline_seeds(work(2), [], 0.5, 22.0) == []
 
 
+def test_readings_of_touching_dice_are_both_kept() -> None:
+    # two touching dice whose bodies drifted towards each other (centres 0.55
+    # sides apart) are two dice; two seeds 0.3 sides apart are one die, read
+    # by the surer of them
+    a = faces._Reading(6, 0.9, 100.0, 100.0, 40.0, 0.0)
+    b = faces._Reading(2, 0.82, 118.7, 100.0, 34.0, 0.0)
+    assert [r.value for r in faces._one_per_die([b, a])] == [6, 2]
+    c = faces._Reading(3, 0.6, 110.0, 100.0, 34.0, 0.0)
+    assert [r.value for r in faces._one_per_die([c, a])] == [6]
+
+
 def dim_red_pips(value: int, size: float, seed: int) -> np.ndarray:
     """A dark die whose dull red pips, blurred, differ from it by only ~10 Lab units."""
     rng = np.random.default_rng(seed)
