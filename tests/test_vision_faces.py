@@ -239,6 +239,20 @@ def test_touching_outlines_are_split_into_dice(monkeypatch: pytest.MonkeyPatch) 
     assert faces._outline_seeds(work(2), [], 0.5, 22.0) == []
 
 
+def test_outline_seed_smaller_than_its_die_is_read_on_a_larger_crop(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a white 2 on a table of its own colour, seeded from a patch of only the
+    # middle of its face (0.6 of its side): its pips lie off that crop
+    img = np.full((240, 320, 3), 225, np.uint8)
+    draw_die(img, 2, (160.0, 120.0), 40.0, 10.0, body=(228, 228, 228), pip=(30, 30, 30))
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    monkeypatch.setattr(faces, "_outline_seeds", lambda work, out, f, S: [(160.0, 120.0, 24.0)])
+    found = [d for d in faces.read_faces(img) if d.confidence >= faces.OUTLINE_CONF]
+    assert [d.value for d in found] == [2]
+    assert abs(found[0].center[0] - 160) < 4 and abs(found[0].center[1] - 120) < 4
+    monkeypatch.setattr(faces, "OUTLINE_RETRY", ())
+    assert faces.read_faces(img) == []
+
+
 def test_readings_of_touching_dice_are_both_kept() -> None:
     # two touching dice whose bodies drifted towards each other (centres 0.55
     # sides apart) are two dice; two seeds 0.3 sides apart are one die, read
