@@ -214,6 +214,56 @@ def test_faint_outlines_are_seeded_at_the_lower_edge_level(monkeypatch: pytest.M
     assert faces._outline_seeds(work(50), [], 0.5, 22.0) == []
 
 
+def test_touching_outlines_are_split_into_dice(monkeypatch: pytest.MonkeyPatch) -> None:
+    # die-sized squares a little lighter than the table, turned and in a row,
+    # corner to corner with no gap, each with a dark pip at its centre: two
+    # make one patch of edges twice as long as a die, seeded once per square
+    def work(count: int) -> np.ndarray:
+        img = np.full((240, 320, 3), 180, np.uint8)
+        for k in range(count):
+            x = 60 + 26 * k
+            corners = cv2.boxPoints(((x, 120), (22, 22), 30.0)).astype(np.int32)
+            cv2.fillConvexPoly(img, corners, (240, 240, 240), cv2.LINE_AA)
+            cv2.circle(img, (x, 120), 3, (30, 30, 30), -1)
+        return cv2.GaussianBlur(img, (0, 0), 1.5)
+
+    found = sorted(faces._outline_seeds(work(2), [], 0.5, 22.0))
+    assert len(found) == 2, found
+    assert all(
+        abs(x - want) < 4 and abs(y - 120) < 4 for (x, y, _), want in zip(found, (60, 82), strict=True)
+    )
+    assert all(15 < side < 30 for _, _, side in found)
+    # a row as long as a tray wall is not split into dice
+    assert faces._outline_seeds(work(8), [], 0.5, 22.0) == []
+    monkeypatch.setattr(faces, "OUTLINE_SPLIT", 0)
+    assert faces._outline_seeds(work(2), [], 0.5, 22.0) == []
+
+
+def test_outline_seed_smaller_than_its_die_is_read_on_a_larger_crop(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a white 2 on a table of its own colour, seeded from a patch of only the
+    # middle of its face (0.6 of its side): its pips lie off that crop
+    img = np.full((240, 320, 3), 225, np.uint8)
+    draw_die(img, 2, (160.0, 120.0), 40.0, 10.0, body=(228, 228, 228), pip=(30, 30, 30))
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    monkeypatch.setattr(faces, "_outline_seeds", lambda work, out, f, S: [(160.0, 120.0, 24.0)])
+    found = [d for d in faces.read_faces(img) if d.confidence >= faces.OUTLINE_CONF]
+    assert [d.value for d in found] == [2]
+    assert abs(found[0].center[0] - 160) < 4 and abs(found[0].center[1] - 120) < 4
+    monkeypatch.setattr(faces, "OUTLINE_RETRY", ())
+    assert faces.read_faces(img) == []
+
+
+def test_readings_of_touching_dice_are_both_kept() -> None:
+    # two touching dice whose bodies drifted towards each other (centres 0.55
+    # sides apart) are two dice; two seeds 0.3 sides apart are one die, read
+    # by the surer of them
+    a = faces._Reading(6, 0.9, 100.0, 100.0, 40.0, 0.0)
+    b = faces._Reading(2, 0.82, 118.7, 100.0, 34.0, 0.0)
+    assert [r.value for r in faces._one_per_die([b, a])] == [6, 2]
+    c = faces._Reading(3, 0.6, 110.0, 100.0, 34.0, 0.0)
+    assert [r.value for r in faces._one_per_die([c, a])] == [6]
+
+
 def dim_red_pips(value: int, size: float, seed: int) -> np.ndarray:
     """A dark die whose dull red pips, blurred, differ from it by only ~10 Lab units."""
     rng = np.random.default_rng(seed)
