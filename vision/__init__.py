@@ -33,8 +33,6 @@ PIP_SCALES = (0.5, 0.7071)  # copies tried, smallest first
 
 def read_dice(image: np.ndarray) -> list[Die]:
     """Read every die whose top face shows in ``image`` (a BGR, grey or BGRA array)."""
-    import cv2
-
     from vision import reader
     from vision.faces import scan_faces
     from vision.fusion import fuse
@@ -55,7 +53,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
         pip_dice = reader.read_dice(image, side)
     else:
         h, w = image.shape[:2]
-        small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        small = reader.shrink(image, (round(w * scale), round(h * scale)))
         pip_dice = reader.read_dice(small, side)
         for d in pip_dice:
             d.box = [v / scale for v in d.box]
