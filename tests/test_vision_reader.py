@@ -295,3 +295,21 @@ def test_edge_rays_match_a_dense_reference() -> None:
                 want = reader._edge_shape(first, found, cx, cy, pts, True)
         assert (edge is None and want is None) or np.array_equal(edge, want)
     assert sum(e is not None for e in got) >= 5 and sum(e is None for e in got) >= 5
+
+
+@pytest.mark.parametrize("shape", [(480, 640, 3), (339, 453, 3), (481, 641), (240, 320, 4)])
+def test_shrink_gives_the_pixels_of_area_resizing(shape: tuple[int, ...]) -> None:
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(shape[1], shape[0], [3, 6], 40, np.random.default_rng(len(shape)), "speckle")
+    if len(shape) == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    elif shape[2] == 4:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+    for k in (0.7071, 0.5, 0.3536, 0.25):
+        size = (round(shape[1] * k), round(shape[0] * k))
+        want = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+        assert np.array_equal(reader.shrink(img, size), want)
+        assert np.array_equal(reader.shrink(img, size, np.float32(img)), want)

@@ -1215,6 +1215,25 @@ def _pair_ones(lab: _LabSampler, pips: _Pips, ones: list[Die]) -> list[Die]:
 LEVEL_SIDES = (12.0, 48.0)
 
 
+def _divides(shape: tuple[int, ...], size: tuple[int, int]) -> bool:
+    """Whether an image of ``shape`` is whole blocks of the pixels of an image of ``size`` (w, h)."""
+    return shape[1] % size[0] == 0 and shape[0] % size[1] == 0
+
+
+def shrink(image: np.ndarray, size: tuple[int, int], as_float: np.ndarray | None = None) -> np.ndarray:
+    """``cv2.resize(image, size, interpolation=cv2.INTER_AREA)`` for a uint8 ``image``, sooner.
+
+    For a size that does not divide ``image``'s, OpenCV averages in floats and
+    rounds anyway; starting from a float copy (``as_float``, if one is at hand)
+    gives the same pixels in 0.78 of the time (1.84 against 2.38 ms for a
+    640x480 frame to 453x339).
+    """
+    if image.dtype != np.uint8 or _divides(image.shape, size):
+        return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    floats = np.float32(image) if as_float is None else as_float
+    return cv2.convertScaleAbs(cv2.resize(floats, size, interpolation=cv2.INTER_AREA))
+
+
 def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
     """Read every die whose top face shows in ``image`` (a BGR array).
 
@@ -1238,13 +1257,29 @@ def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
         lo, hi = LEVEL_SIDES
         depths = [d for d in depths if lo <= die_side / PYRAMID_STEP**d <= hi] or [0]
     levels = []
+    # A level whose sides divide those of a larger one is shrunk from that
+    # (the smallest such): OpenCV averages whole blocks of pixels many times
+    # faster than fractions of them (0.03 against 0.73 ms for the 160x120
+    # level of a 453x339 copy). The others are shrunk from ``image``, as
+    # before: shrinking them from the level above, or from the frame
+    # ``image`` was copied from, changed which half-hidden and blurred rendered
+    # dice were read surely (tests/test_vision_refusal.py).
+    made = [image]
+    floats = None  # ``image`` in floats, for the levels that do not divide it
     for depth in depths:
         scale = PYRAMID_STEP**depth
+        size = (max(1, round(w / scale)), max(1, round(h / scale)))
         if depth == 0:
             levels.append((image, depth < COLOUR_LEVELS))
+            continue
+        exact = [m for m in made if _divides(m.shape, size)]
+        if exact:
+            level = shrink(min(exact, key=lambda m: m.shape[0]), size)
         else:
-            size = (max(1, round(w / scale)), max(1, round(h / scale)))
-            levels.append((cv2.resize(image, size, interpolation=cv2.INTER_AREA), depth < COLOUR_LEVELS))
+            floats = np.float32(image) if floats is None else floats
+            level = shrink(image, size, floats)
+        made.append(level)
+        levels.append((level, depth < COLOUR_LEVELS))
     for depth, level_dice in zip(depths, _read_levels(levels), strict=True):
         scale = PYRAMID_STEP**depth
         for d in level_dice:
