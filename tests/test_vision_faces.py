@@ -507,3 +507,61 @@ def test_each_die_carries_where_its_pips_were_seen(angle: float) -> None:
         nearest = [min(range(value), key=lambda k: math.dist(p, drawn[k])) for p in die.pips]
         assert sorted(nearest) == list(range(value))
         assert max(math.dist(p, drawn[k]) for p, k in zip(die.pips, nearest, strict=True)) < 0.1 * size
+
+
+def _wall_with(blocks: list[tuple[int, tuple[int, int, int]]]) -> tuple[np.ndarray, np.ndarray]:
+    """A work-scale frame (S = 20 px) with a grey wall band 10 px thick across
+    it, and die-sized squares of the given colours pressed against the band
+    side by side from x = 100: (frame, its foreground)."""
+    work = np.full((240, 320, 3), 200, np.uint8)
+    m = np.zeros((240, 320), np.uint8)
+    work[30:40] = (95, 95, 95)
+    m[30:40] = 255
+    for x, colour in blocks:
+        work[40:60, x : x + 20] = colour
+        m[40:60, x : x + 20] = 255
+    return work, m
+
+
+def test_dice_along_a_wall_are_kept_and_the_wall_goes() -> None:
+    red = (40, 40, 190)
+    work, m = _wall_with([(100 + 20 * i, red) for i in range(5)])
+    walls, kept = faces._walls(m, work, 20.0)
+    assert walls is not None and kept is not None
+    # the five dice form a run five dice long: all wall to the run test ...
+    assert walls[40:60, 102:198].all()
+    # ... but die bodies of another colour than the band: kept, band not
+    assert kept[42:58, 102:198].all()
+    assert not kept[:40].any() and not kept[62:].any()
+    assert not kept[:, :98].any() and not kept[:, 202:].any()
+
+
+def test_a_bare_wall_keeps_nothing() -> None:
+    # the band alone, and the band with a bump of its own colour (a corner,
+    # a thicker stretch): nothing is a die
+    for blocks in ([], [(100 + 20 * i, (95, 95, 95)) for i in range(5)]):
+        work, m = _wall_with(blocks)
+        walls, kept = faces._walls(m, work, 20.0)
+        assert walls is not None and walls[30:40].all()
+        assert kept is None
+
+
+def test_dice_in_a_row_against_a_tray_wall_are_read() -> None:
+    from vision import read_dice
+
+    def frame(values: list[int]) -> np.ndarray:
+        rng = np.random.default_rng(2)
+        img = background(640, 480, "plain", rng)
+        # a tray wall along the top and down the left
+        cv2.rectangle(img, (0, 60), (639, 84), (90, 95, 100), -1)
+        cv2.rectangle(img, (40, 60), (64, 479), (90, 95, 100), -1)
+        for i, v in enumerate(values):
+            draw_die(
+                img, v, (150 + i * 47, 107), 44, float(rng.uniform(-4, 4)), (40, 40, 190), (235, 235, 235)
+            )
+        return cv2.GaussianBlur(img, (0, 0), 1.0)
+
+    values = [3, 5, 2, 6, 4]
+    assert sorted(d.value for d in read_dice(frame(values)) if d.confidence >= 0.5) == sorted(values)
+    assert [d for d in read_dice(frame([])) if d.confidence >= 0.5] == []
+    assert faces.read_faces(frame([])) == []
