@@ -64,7 +64,8 @@ def outcomes() -> dict[str, list[tuple[str, int, int, int, bool]]]:
 # Most troubled dice must be refused on every table and with every colour pair.
 # The figures allowed are those measured (70 scenes each): the few left are a
 # cocked black die whose top merges with its side face, and hidden dice whose
-# hand or object joins them too thinly or is too like the table (both scenes of a hand over a red die on the wooden table).
+# hand or object joins them too thinly or is too like the table (both scenes
+# of a hand over a red die on the wooden table).
 MISSED_AT_MOST = {"cocked": 1, "blurred": 0, "hidden": 6}
 # Sharp dice misread beside the troubled one, as measured: one hidden scene has
 # a sharp die just clear of the hand's palm, which joins it and is refused with
