@@ -31,6 +31,38 @@ def _noisy(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
 
 
+def _marble(
+    img: np.ndarray,
+    value: int,
+    center: tuple[float, float],
+    size: float,
+    angle: float,
+    rng: np.random.Generator,
+    body: tuple[tuple[int, int, int], tuple[int, int, int]],
+    vein: tuple[int, int, int],
+    pip: tuple[int, int, int],
+    pip_radius: float,
+    pip_blur: float,
+    pip_strength: float,
+) -> PlacedDie:
+    """A dark die veined in ``vein`` with small red pips blurred into the face (sizes in die sides)."""
+    h, w = img.shape[:2]
+    face = np.zeros_like(img)
+    draw_die(face, value, center, size, angle, (255, 255, 255), (255, 255, 255))
+    placed = draw_die(img, value, center, size, angle, *body)
+    swirl = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), size * 0.08)
+    img[(face[..., 0] > 128) & (np.abs(swirl) < 0.15 * swirl.std())] = vein
+    pips = np.zeros((h, w), np.float32)
+    a = math.radians(angle)
+    for u, v in PIP_LAYOUT[value]:
+        px = center[0] + (u * math.cos(a) - v * math.sin(a)) * size * 0.23
+        py = center[1] + (u * math.sin(a) + v * math.cos(a)) * size * 0.23
+        cv2.circle(pips, (round(px), round(py)), max(1, round(size * pip_radius)), 1.0, -1, cv2.LINE_AA)
+    pips = (cv2.GaussianBlur(pips, (0, 0), size * pip_blur) * pip_strength)[..., None]
+    img[:] = np.clip(img * (1 - pips) + np.float32(pip) * pips, 0, 255).astype(np.uint8)
+    return placed
+
+
 def _marbled_die(
     img: np.ndarray,
     value: int,
@@ -40,21 +72,8 @@ def _marbled_die(
     rng: np.random.Generator,
 ) -> PlacedDie:
     """A dark die with reddish swirls and small red pips blurred into one another."""
-    h, w = img.shape[:2]
-    face = np.zeros_like(img)
-    draw_die(face, value, center, size, angle, (255, 255, 255), (255, 255, 255))
-    placed = draw_die(img, value, center, size, angle, (48, 46, 52), (48, 48, 48))
-    swirl = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), size * 0.08)
-    img[(face[..., 0] > 128) & (np.abs(swirl) < 0.15 * swirl.std())] = (70, 62, 110)
-    pips = np.zeros((h, w), np.float32)
-    a = math.radians(angle)
-    for u, v in PIP_LAYOUT[value]:
-        px = center[0] + (u * math.cos(a) - v * math.sin(a)) * size * 0.23
-        py = center[1] + (u * math.sin(a) + v * math.cos(a)) * size * 0.23
-        cv2.circle(pips, (round(px), round(py)), max(1, round(size * 0.11)), 1.0, -1, cv2.LINE_AA)
-    pips = (cv2.GaussianBlur(pips, (0, 0), size * 0.07) * 0.85)[..., None]
-    img[:] = np.clip(img * (1 - pips) + np.float32((60, 55, 150)) * pips, 0, 255).astype(np.uint8)
-    return placed
+    body = ((48, 46, 52), (48, 48, 48))
+    return _marble(img, value, center, size, angle, rng, body, (70, 62, 110), (60, 55, 150), 0.11, 0.07, 0.85)
 
 
 def _box_side(die: PlacedDie) -> float:
@@ -256,22 +275,11 @@ def _grey_marbled_die(
     rng: np.random.Generator,
 ) -> PlacedDie:
     """A dark grey die veined with light grey, with small blurred red pips (a 1's pip is larger)."""
-    h, w = img.shape[:2]
-    face = np.zeros_like(img)
-    draw_die(face, value, center, size, angle, (255, 255, 255), (255, 255, 255))
-    placed = draw_die(img, value, center, size, angle, (58, 56, 60), (58, 56, 60))
-    swirl = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), size * 0.08)
-    img[(face[..., 0] > 128) & (np.abs(swirl) < 0.15 * swirl.std())] = (120, 118, 122)
-    pips = np.zeros((h, w), np.float32)
-    a = math.radians(angle)
-    radius = max(1, round(size * (0.13 if value == 1 else 0.09)))
-    for u, v in PIP_LAYOUT[value]:
-        px = center[0] + (u * math.cos(a) - v * math.sin(a)) * size * 0.23
-        py = center[1] + (u * math.sin(a) + v * math.cos(a)) * size * 0.23
-        cv2.circle(pips, (round(px), round(py)), radius, 1.0, -1, cv2.LINE_AA)
-    pips = (cv2.GaussianBlur(pips, (0, 0), size * 0.05) * 0.9)[..., None]
-    img[:] = np.clip(img * (1 - pips) + np.float32((50, 45, 160)) * pips, 0, 255).astype(np.uint8)
-    return placed
+    body = ((58, 56, 60), (58, 56, 60))
+    radius = 0.13 if value == 1 else 0.09
+    return _marble(
+        img, value, center, size, angle, rng, body, (120, 118, 122), (50, 45, 160), radius, 0.05, 0.9
+    )
 
 
 def _sure_one_kept(marble: object, value: int, seed: int) -> bool:
