@@ -178,19 +178,20 @@ class SpaceBeans(RecordedGame):
         totals = [p["total"] for p in players]
         ranks = rank(totals)
         best = max(totals)
-        standings = sorted(range(n), key=lambda i: (ranks[i], i))
+        order = sorted(range(n), key=lambda i: (ranks[i], i))
+        standings = [
+            {"rank": ranks[i], "player": i, "name": players[i]["name"], "total": totals[i]} for i in order
+        ]
+        leaders = [i for i in range(n) if totals[i] == best]
         return {
             "players": players,
             "active": None if s["ender"] is not None else s["turn"] % n,
             "round": s["turn"] // n + 1,
             "turn": s["turn"] + 1,
             "added_this_turn": s["added"],
-            "leaders": [i for i in range(n) if totals[i] == best],
+            "leaders": leaders,
             "leader": ranks.index(1) if ranks.count(1) == 1 else None,
-            "standings": [
-                {"rank": ranks[i], "player": i, "name": players[i]["name"], "total": totals[i]}
-                for i in standings
-            ],
+            "standings": standings,
             "end_triggered": s["ender"] is not None,
             "ender": s["ender"],
             "awaiting_final": [
@@ -198,13 +199,8 @@ class SpaceBeans(RecordedGame):
             ],
             "close_outs": _clone(s["close_outs"]),
             "finished": over,
-            "ranking": [
-                {"rank": ranks[i], "player": i, "name": players[i]["name"], "total": totals[i]}
-                for i in standings
-            ]
-            if over
-            else None,
-            "winners": [i for i in range(n) if totals[i] == best] if over else None,
+            "ranking": _clone(standings) if over else None,
+            "winners": list(leaders) if over else None,
             "beans": list(BEANS),
             "target": TARGET,
             "bonus": BONUS,
