@@ -37,23 +37,11 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision import pixels
+from vision import faces, pixels
 
 if TYPE_CHECKING:
     from vision.reader import Die
 
-# 3x3 grid places, index = 3 * (row + 1) + (col + 1); row/col in -1..1.
-_LAYOUTS: tuple[tuple[int, tuple[int, ...]], ...] = (
-    (1, (4,)),
-    (2, (0, 8)),
-    (2, (2, 6)),
-    (3, (0, 4, 8)),
-    (3, (2, 4, 6)),
-    (4, (0, 2, 6, 8)),
-    (5, (0, 2, 4, 6, 8)),
-    (6, (0, 3, 6, 2, 5, 8)),
-    (6, (0, 1, 2, 6, 7, 8)),
-)
 # Places around the pip grid that lie on the face of a die (whose half side is
 # about 2.5 grid steps) and hold no pip: a grid read off the table around a
 # die, or off a larger grid's pips, has something there.
@@ -67,9 +55,11 @@ _RING = (
     (-1.35, 1.35),
     (1.35, 1.35),
 )
-_ON = np.zeros((len(_LAYOUTS), 9 + len(_RING)), bool)
-for _k, (_v, _cells) in enumerate(_LAYOUTS):
-    _ON[_k, list(_cells)] = True
+# Per layout (the body-first reader's, 2, 3 and 6 in both turns), its value
+# and the places it fills: pips on the grid, none on the ring.
+_VALUES = faces._PATTERN_VALUES.tolist()
+_ON = np.zeros((len(_VALUES), 9 + len(_RING)), bool)
+_ON[:, :9] = faces._PATTERNS
 
 MIN_SIDE = 6.0  # px: smaller dice have no readable pips
 WORK_SIDE = 40.0  # a die is read at this side (px): enough for its pips, cheap
@@ -89,7 +79,7 @@ _SUMS = np.ascontiguousarray(np.vstack([_ON_F, np.ones((1, _ON.shape[1]), np.flo
 
 def _offsets() -> np.ndarray:
     """Sample places of every grid tried, (turn, shift, shift, step) x place x (x, y), in work pixels."""
-    grid = np.array([(c, r) for r in (-1, 0, 1) for c in (-1, 0, 1)] + list(_RING), np.float32)
+    grid = np.vstack([faces._GRID_UNIT, np.float32(_RING)])
     out = []
     for t in TURNS:
         u = np.array([math.cos(t), math.sin(t)], np.float32)
@@ -160,7 +150,7 @@ def read_face(image: np.ndarray, cx: float, cy: float, side: float) -> FaceRead 
         var = (s2_on - _N_ON * m_on**2 + s2_off - _N_OFF * m_off**2) / _ON.shape[1]
         sep = (m_on - m_off) / (np.sqrt(np.maximum(var, 0)) + NOISE)
         top = sep.argmax(0)
-        for li, (value, _) in enumerate(_LAYOUTS):
+        for li, value in enumerate(_VALUES):
             hi = int(top[li])
             sc = float(sep[hi, li])
             if sc > per_value.get(value, -np.inf):

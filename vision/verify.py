@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from vision import pixels
+from vision import faces, pixels
 from vision.reader import Die
 
 # Only sure dice are checked (an unsure one is asked for again anyway), and
@@ -47,22 +47,11 @@ from vision.reader import Die
 SURE = 0.5
 CHECK_BELOW = 0.9
 
-# The nine sites in grid units (x, y), row by row; and each value's sites.
-SITES = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.float64)
-LAYOUTS: dict[int, list[list[int]]] = {
-    1: [[4]],
-    2: [[0, 8], [2, 6]],
-    3: [[0, 4, 8], [2, 4, 6]],
-    4: [[0, 2, 6, 8]],
-    5: [[0, 2, 4, 6, 8]],
-    6: [[0, 3, 6, 2, 5, 8], [0, 1, 2, 6, 7, 8]],
-}
-# One row per layout (2, 3 and 6 in both turns), and the value of each row.
-_LAYOUT_SITES = np.zeros((9, 9), dtype=bool)
-_LAYOUT_VALUE = np.zeros(9, dtype=np.int64)
-for _k, (_v, _s) in enumerate((v, s) for v, sets in LAYOUTS.items() for s in sets):
-    _LAYOUT_SITES[_k, _s] = True
-    _LAYOUT_VALUE[_k] = _v
+# The nine sites in grid units (x, y), row by row, and the sites each layout
+# of a value fills (2, 3 and 6 in both turns): the body-first reader's.
+SITES = faces._GRID_UNIT.astype(np.float64)
+_LAYOUT_SITES = faces._PATTERNS
+_LAYOUT_VALUE = faces._PATTERN_VALUES
 
 # The grid's turn is first taken from the pips' directions (see _fit_grid),
 # then searched TURN_STEPS around it (radians), with SPACINGS in die sides.
@@ -212,7 +201,7 @@ def fits(evidence: np.ndarray) -> dict[int, float]:
     weakest = np.minimum(np.where(_LAYOUT_SITES, evidence, np.inf).min(axis=1), 1.0)
     strongest_empty = np.maximum(np.where(_LAYOUT_SITES, -np.inf, evidence).max(axis=1), 0.0)
     clean = weakest - strongest_empty
-    return {v: float(clean[_LAYOUT_VALUE == v].max()) for v in LAYOUTS}
+    return {v: float(clean[_LAYOUT_VALUE == v].max()) for v in range(1, 7)}
 
 
 def best_value(evidence: np.ndarray) -> tuple[int, float]:
