@@ -14,9 +14,6 @@ pips still light up the right places of the grid. A reading is made sure only
 when it is clear, is not a 1 in disguise, has a body unlike the table and
 passes ``vision.quality``'s checks.
 
-Given the two readers' own readings, ``recover`` also splits a fused die
-that was two touching dice (``split``).
-
 Sure 1s are looked at again too. A sure 1 on a dark, greyish body whose red
 stands out around the face as much as at its middle is no 1: on dark marbled
 dice with small red pips a lone blob (a swirl, or pips run together) reads as
@@ -196,9 +193,6 @@ TABLE_SAMPLES = 4000  # pixels sampled for the table's colour
 # when the frame's dice are this much larger, the die is read at their size
 # too, and the clearer reading kept (one more die made sure on train).
 SMALL_BOX = 1.2
-# On train the two readers' readings of one die, when paired, lay up to 0.39
-# of a die's side apart, those of two touching dice 0.42-0.55.
-SPLIT_APART = 0.42
 
 
 # A sure 1 is doubted (see ``doubtful_one``) on a face of median grey below
@@ -340,18 +334,6 @@ def _unlike_table(f: FaceRead, table: np.ndarray) -> bool:
     return float(np.linalg.norm(pixels.OPPONENT @ np.float32(f.body) - table)) >= BODY_FROM_TABLE
 
 
-def _confirms(image: np.ndarray, die: Die, table: np.ndarray) -> bool:
-    """Whether ``read_face`` reads ``die`` clearly as its own value, on a body unlike the table."""
-    f = read_face(image, *die.center, pixels.box_side(die.box))
-    return (
-        f is not None
-        and f.value == die.value
-        and f.separation >= MIN_SEPARATION
-        and f.one <= f.separation + ONE_OVER
-        and _unlike_table(f, table)
-    )
-
-
 def _passes(image: np.ndarray, dice: list[Die], which: list[int]) -> bool:
     """Whether the dice ``which`` of ``dice`` pass the checks of ``vision.quality.grade``."""
     from vision import quality
@@ -362,57 +344,14 @@ def _passes(image: np.ndarray, dice: list[Die], which: list[int]) -> bool:
     return not any(quality.check(image, dice[i], quality.die_side(dice[i]), cover[i]).reason for i in which)
 
 
-def split(image: np.ndarray, dice: list[Die], pip_dice: list[Die], body_dice: list[Die]) -> list[Die]:
-    """``dice`` (fused from ``pip_dice`` and ``body_dice``) with fused pairs of two touching dice split.
-
-    The fusion pairs readings of the two readers whose centres lie within
-    0.6 of a die's side; two dice side by side can be so paired, the pip-first
-    reader's reading of one with the body-first reader's of the other, and
-    come out as one die between them. A pair of sure readings of different
-    values this far apart, each of which ``read_face`` reads as its own value,
-    is two dice.
-    """
-    from vision import fusion
-    from vision.reader import Die
-
-    out = list(dice)
-    table: np.ndarray | None = None
-    for i, j in fusion.pair(pip_dice, body_dice):
-        p, b = pip_dice[i], body_dice[j]
-        if p.value == b.value or min(p.confidence, b.confidence) < SURE:
-            continue
-        side = max(pixels.box_side(p.box), pixels.box_side(b.box))
-        if math.hypot(p.center[0] - b.center[0], p.center[1] - b.center[1]) < SPLIT_APART * side:
-            continue
-        mid = [(u + w) / 2.0 for u, w in zip(p.box, b.box, strict=True)]
-        k = next((k for k, d in enumerate(out) if np.allclose(d.box, mid)), None)
-        if k is None:
-            continue
-        if table is None:
-            table = _table(image)
-        if not (_confirms(image, p, table) and _confirms(image, b, table)):
-            continue
-        two = (
-            out[:k]
-            + out[k + 1 :]
-            + [
-                Die(p.value, list(p.box), RECOVERED, side=p.side),
-                Die(b.value, list(b.box), RECOVERED, side=b.side),
-            ]
-        )
-        if _passes(image, two, [len(two) - 2, len(two) - 1]):
-            out = two
-    return out
-
-
 def recover(
     image: np.ndarray, dice: list[Die], pip_dice: list[Die] | None = None, body_dice: list[Die] | None = None
 ) -> list[Die]:
     """``dice`` with the unsure readings that ``read_face`` reads clearly made sure.
 
-    Given the two readers' readings that ``dice`` were fused from, touching
-    dice fused into one are split first (``split``), and a pip-first 1 fused
-    to more is made a 1 where the grid shows it (``ones_read_as_more``).
+    Given the two readers' readings that ``dice`` were fused from, a
+    pip-first 1 fused to more is made a 1 first where the grid shows it
+    (``ones_read_as_more``).
 
     A reading made sure must still pass ``vision.quality``'s checks (a die
     read here is no less likely to be cocked, hidden or blurred), and its
@@ -426,7 +365,7 @@ def recover(
 
     image = pixels.as_bgr(image, "recover")  # (a grey or BGRA frame too)
     if pip_dice and body_dice:
-        dice = ones_read_as_more(image, split(image, dice, pip_dice, body_dice), pip_dice, body_dice)
+        dice = ones_read_as_more(image, dice, pip_dice, body_dice)
     sure = [d for d in dice if d.confidence >= SURE]
     typical = float(pixels.median([pixels.box_side(d.box) for d in sure])) if sure else 0.0
     out = list(dice)
