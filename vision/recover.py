@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision import faces, pixels
+from vision import faces, pixels, quality
 
 if TYPE_CHECKING:
     from vision.reader import Die
@@ -220,7 +220,6 @@ ONE_MIDDLE = 0.1
 ONE_RING_IN, ONE_RING_OUT = 0.2, 0.38
 ONE_PX = 24  # pixels a die side is measured at, at most
 _GREY_RED = np.float32([[0.114, 0.587, 0.299], [-0.5, -0.5, 1.0]])  # BGR -> (grey, redness)
-REFUSED = 0.3  # vision.quality's confidence of a refused die
 
 
 def red_layout(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, float, float, float]:
@@ -336,8 +335,6 @@ def _unlike_table(f: FaceRead, table: np.ndarray) -> bool:
 
 def _passes(image: np.ndarray, dice: list[Die], which: list[int]) -> bool:
     """Whether the dice ``which`` of ``dice`` pass the checks of ``vision.quality.grade``."""
-    from vision import quality
-
     now_sure = [i for i, d in enumerate(dice) if d.confidence >= SURE]
     side = float(pixels.median([quality.die_side(dice[i]) for i in now_sure]))
     cover = quality.covers(image, dice, side, which)
@@ -416,5 +413,5 @@ def recover(
                 out[i] = Die(f.value, list(d.box), RECOVERED, side=d.side)
                 continue
         if doubtful_one(image, d):
-            out[i] = replace(d, confidence=REFUSED)
+            out[i] = replace(d, confidence=quality.REFUSED)
     return out
