@@ -315,18 +315,17 @@ def test_read_dice_reads_no_marbled_die_surely_wrong() -> None:
     assert right >= 20  # as measured: 22 of the 24 dice, the four marbled 1s among them
 
 
+def _any_die(value: int, colour: int, rng: np.random.Generator) -> tuple[np.ndarray, PlacedDie]:
+    """A frame with one die of ``value`` in colours ``colour``, of random size (26-44 px) and turn."""
+    img = background(200, 200, "plain", rng)
+    size, angle = float(rng.uniform(26, 44)), float(rng.uniform(0, 90))
+    return img, draw_die(img, value, (100.0, 100.0), size, angle, *DICE_COLOURS[colour])
+
+
 def _disputed(value: int, colour: int, seed: int) -> tuple[np.ndarray, list[Die], list[Die], list[Die]]:
     """A die showing ``value``, read as a 1 by the pip-first reader and as a 2 by the other, fused to a 2."""
     rng = np.random.default_rng(seed)
-    img = background(200, 200, "plain", rng)
-    die = draw_die(
-        img,
-        value,
-        (100.0, 100.0),
-        float(rng.uniform(26, 44)),
-        float(rng.uniform(0, 90)),
-        *DICE_COLOURS[colour],
-    )
+    img, die = _any_die(value, colour, rng)
     pip_dice = [Die(1, list(die.box), 1.0, side=die.size)]
     body_dice = [Die(2, list(die.box), 0.8, side=die.size)]
     return _noisy(img, rng), [Die(2, list(die.box), 0.76, side=die.size)], pip_dice, body_dice
@@ -352,15 +351,7 @@ def test_other_values_fused_from_a_one_stay(colour: int) -> None:
 def _lone_one(value: int, colour: int, seed: int) -> Die:
     """``recover``'s reading of a die showing ``value`` that one reader alone read, surely, as a 1."""
     rng = np.random.default_rng(10 * colour + seed)
-    img = background(200, 200, "plain", rng)
-    die = draw_die(
-        img,
-        value,
-        (100.0, 100.0),
-        float(rng.uniform(26, 44)),
-        float(rng.uniform(0, 90)),
-        *DICE_COLOURS[colour],
-    )
+    img, die = _any_die(value, colour, rng)
     one = Die(1, list(die.box), 0.8, side=die.size)
     out = recover.recover(_noisy(img, rng), [one], [one], [])
     assert len(out) == 1 and out[0].box == one.box
