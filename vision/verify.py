@@ -204,11 +204,9 @@ def fits(evidence: np.ndarray) -> dict[int, float]:
     return {v: float(clean[_LAYOUT_VALUE == v].max()) for v in range(1, 7)}
 
 
-def best_value(evidence: np.ndarray) -> tuple[int, float]:
-    """The value from 2 to 6 whose layout fits ``evidence`` most cleanly, and how cleanly."""
-    fit = fits(evidence)
-    value = max(range(2, 7), key=lambda v: fit[v])
-    return value, fit[value]
+def best_value(fit: dict[int, float]) -> int:
+    """The value from 2 to 6 whose layout fits most cleanly, by ``fit`` (what ``fits`` gives)."""
+    return max(range(2, 7), key=lambda v: fit[v])
 
 
 def arbitrate(image: np.ndarray, pip: Die, body: Die, value: int, confidence: float) -> tuple[int, float]:
@@ -224,13 +222,10 @@ def arbitrate(image: np.ndarray, pip: Die, body: Die, value: int, confidence: fl
     if by_pip is None or by_body is None or max(by_pip[1], by_body[1]) >= FIT_ERROR:
         return value, confidence
     fit_pip, fit_body = fits(by_pip[0]), fits(by_body[0])
-    shown = max(range(2, 7), key=lambda v: fit_pip[v])
+    shown = best_value(fit_pip)
     if shown == value:
         return value, confidence
-    both = (
-        shown == max(range(2, 7), key=lambda v: fit_body[v])
-        and min(fit_pip[shown], fit_body[shown]) > AGREE_CLEAN
-    )
+    both = shown == best_value(fit_body) and min(fit_pip[shown], fit_body[shown]) > AGREE_CLEAN
     if both or (fit_body[body.value] < CONTRADICTED and fit_pip[shown] > CLEAN):
         return shown, CHANGED_CONFIDENCE
     return value, confidence
@@ -246,9 +241,10 @@ def check(image: np.ndarray, dice: list[Die]) -> list[Die]:
             found = site_evidence(image, d)
             if found is not None:
                 evidence, err, _ = found
-                value, clean = best_value(evidence)
+                fit = fits(evidence)
+                value = best_value(fit)
+                clean = fit[value]
                 if n != d.value:
-                    fit = fits(evidence)
                     ok = value == n and clean > CLEAN and fit[d.value] < OTHER_READING_FIT
                 else:
                     ok = value != d.value and clean > CLEAN and abs(value - n) <= MOST_PIPS_WRONG
