@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 
 from vision import faces, pixels
@@ -150,8 +151,6 @@ def _fit_grid(pips: np.ndarray, spacings: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def _colours(image: np.ndarray, pts: np.ndarray, radius: float) -> np.ndarray:
     """BGR colour (float) of ``image`` averaged over a small disc at each point."""
-    import cv2
-
     ring = _DISC * radius
     xy = (pts[:, None, :] + ring[None]).reshape(-1, 2).astype(np.float32)
     bgr = cv2.remap(image, xy[:, 0][None], xy[:, 1][None], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
