@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import Die, fusion, read_dice, recover
+from vision import Die, read_dice, recover
 from vision.recover import RECOVERED, read_face
 from vision.synth import DICE_COLOURS, PIP_LAYOUT, PlacedDie, background, draw_die, hide_die
 
@@ -211,47 +211,6 @@ def test_read_dice_reads_every_die_of_a_frame_with_a_marbled_die() -> None:
     assert len(sure) <= 4
 
 
-def _grown(box: list[float], k: float) -> list[float]:
-    cx, cy, half = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, (box[2] - box[0]) / 2 * k
-    return [cx - half, cy - half, cx + half, cy + half]
-
-
-def _touching(seed: int) -> tuple[np.ndarray, PlacedDie, PlacedDie]:
-    """A red 3 and a blue 5, turned 45 degrees, edge to edge."""
-    rng = np.random.default_rng(seed)
-    img = background(320, 240, "plain", rng)
-    step = 40.0 * 1.02 / math.sqrt(2)
-    a = draw_die(img, 3, (140.0, 100.0), 40.0, 45.0, *DICE_COLOURS[2])
-    b = draw_die(img, 5, (140.0 + step, 100.0 + step), 40.0, 45.0, *DICE_COLOURS[4])
-    return _noisy(img, rng), a, b
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_touching_dice_fused_into_one_are_split(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    # the pip-first reading of one die and a body-first reading of its
-    # neighbour, a little large, are near enough for the fusion to pair them
-    monkeypatch.setattr(fusion, "PAIR_FRAC", fusion.MATCH_FRAC)  # (as it pairs a pip-first 1)
-    img, a, b = _touching(seed)
-    pip_dice = [Die(3, list(a.box), 0.9, side=a.size)]
-    body_dice = [Die(5, _grown(b.box, 1.25), 0.9, side=b.size)]
-    fused = fusion.fuse(pip_dice, body_dice, img)
-    assert len(fused) == 1
-    out = recover.recover(img, fused, pip_dice, body_dice)
-    assert sorted((d.value, d.box) for d in out) == [(3, pip_dice[0].box), (5, body_dice[0].box)]
-    assert all(d.confidence == RECOVERED for d in out)
-    assert recover.recover(img, fused) == fused  # without the readings, nothing to split
-
-
-def test_two_readings_of_one_die_are_not_split() -> None:
-    # the readers disagree about one die (a 1 read off its side, a shifted box):
-    # the grid confirms one of them only
-    img, a, b = _touching(0)
-    pip_dice = [Die(1, [v + 0.45 * a.size for v in a.box], 0.9, side=a.size)]
-    body_dice = [Die(3, list(a.box), 0.9, side=a.size)]
-    fused = fusion.fuse(pip_dice, body_dice, img)
-    assert recover.recover(img, fused, pip_dice, body_dice) == fused
-
-
 def test_grey_and_bgra_frames_are_read_alike() -> None:
     rng = np.random.default_rng(2)
     img = background(320, 240, "plain", rng)
@@ -356,18 +315,17 @@ def test_read_dice_reads_no_marbled_die_surely_wrong() -> None:
     assert right >= 20  # as measured: 22 of the 24 dice, the four marbled 1s among them
 
 
+def _any_die(value: int, colour: int, rng: np.random.Generator) -> tuple[np.ndarray, PlacedDie]:
+    """A frame with one die of ``value`` in colours ``colour``, of random size (26-44 px) and turn."""
+    img = background(200, 200, "plain", rng)
+    size, angle = float(rng.uniform(26, 44)), float(rng.uniform(0, 90))
+    return img, draw_die(img, value, (100.0, 100.0), size, angle, *DICE_COLOURS[colour])
+
+
 def _disputed(value: int, colour: int, seed: int) -> tuple[np.ndarray, list[Die], list[Die], list[Die]]:
     """A die showing ``value``, read as a 1 by the pip-first reader and as a 2 by the other, fused to a 2."""
     rng = np.random.default_rng(seed)
-    img = background(200, 200, "plain", rng)
-    die = draw_die(
-        img,
-        value,
-        (100.0, 100.0),
-        float(rng.uniform(26, 44)),
-        float(rng.uniform(0, 90)),
-        *DICE_COLOURS[colour],
-    )
+    img, die = _any_die(value, colour, rng)
     pip_dice = [Die(1, list(die.box), 1.0, side=die.size)]
     body_dice = [Die(2, list(die.box), 0.8, side=die.size)]
     return _noisy(img, rng), [Die(2, list(die.box), 0.76, side=die.size)], pip_dice, body_dice
@@ -393,15 +351,7 @@ def test_other_values_fused_from_a_one_stay(colour: int) -> None:
 def _lone_one(value: int, colour: int, seed: int) -> Die:
     """``recover``'s reading of a die showing ``value`` that one reader alone read, surely, as a 1."""
     rng = np.random.default_rng(10 * colour + seed)
-    img = background(200, 200, "plain", rng)
-    die = draw_die(
-        img,
-        value,
-        (100.0, 100.0),
-        float(rng.uniform(26, 44)),
-        float(rng.uniform(0, 90)),
-        *DICE_COLOURS[colour],
-    )
+    img, die = _any_die(value, colour, rng)
     one = Die(1, list(die.box), 0.8, side=die.size)
     out = recover.recover(_noisy(img, rng), [one], [one], [])
     assert len(out) == 1 and out[0].box == one.box

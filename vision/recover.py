@@ -14,9 +14,6 @@ pips still light up the right places of the grid. A reading is made sure only
 when it is clear, is not a 1 in disguise, has a body unlike the table and
 passes ``vision.quality``'s checks.
 
-Given the two readers' own readings, ``recover`` also splits a fused die
-that was two touching dice (``split``).
-
 Sure 1s are looked at again too. A sure 1 on a dark, greyish body whose red
 stands out around the face as much as at its middle is no 1: on dark marbled
 dice with small red pips a lone blob (a swirl, or pips run together) reads as
@@ -37,23 +34,11 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision import pixels
+from vision import faces, pixels, quality
 
 if TYPE_CHECKING:
     from vision.reader import Die
 
-# 3x3 grid places, index = 3 * (row + 1) + (col + 1); row/col in -1..1.
-_LAYOUTS: tuple[tuple[int, tuple[int, ...]], ...] = (
-    (1, (4,)),
-    (2, (0, 8)),
-    (2, (2, 6)),
-    (3, (0, 4, 8)),
-    (3, (2, 4, 6)),
-    (4, (0, 2, 6, 8)),
-    (5, (0, 2, 4, 6, 8)),
-    (6, (0, 3, 6, 2, 5, 8)),
-    (6, (0, 1, 2, 6, 7, 8)),
-)
 # Places around the pip grid that lie on the face of a die (whose half side is
 # about 2.5 grid steps) and hold no pip: a grid read off the table around a
 # die, or off a larger grid's pips, has something there.
@@ -67,9 +52,11 @@ _RING = (
     (-1.35, 1.35),
     (1.35, 1.35),
 )
-_ON = np.zeros((len(_LAYOUTS), 9 + len(_RING)), bool)
-for _k, (_v, _cells) in enumerate(_LAYOUTS):
-    _ON[_k, list(_cells)] = True
+# Per layout (the body-first reader's, 2, 3 and 6 in both turns), its value
+# and the places it fills: pips on the grid, none on the ring.
+_VALUES = faces._PATTERN_VALUES.tolist()
+_ON = np.zeros((len(_VALUES), 9 + len(_RING)), bool)
+_ON[:, :9] = faces._PATTERNS
 
 MIN_SIDE = 6.0  # px: smaller dice have no readable pips
 WORK_SIDE = 40.0  # a die is read at this side (px): enough for its pips, cheap
@@ -89,7 +76,7 @@ _SUMS = np.ascontiguousarray(np.vstack([_ON_F, np.ones((1, _ON.shape[1]), np.flo
 
 def _offsets() -> np.ndarray:
     """Sample places of every grid tried, (turn, shift, shift, step) x place x (x, y), in work pixels."""
-    grid = np.array([(c, r) for r in (-1, 0, 1) for c in (-1, 0, 1)] + list(_RING), np.float32)
+    grid = np.vstack([faces._GRID_UNIT, np.float32(_RING)])
     out = []
     for t in TURNS:
         u = np.array([math.cos(t), math.sin(t)], np.float32)
@@ -160,7 +147,7 @@ def read_face(image: np.ndarray, cx: float, cy: float, side: float) -> FaceRead 
         var = (s2_on - _N_ON * m_on**2 + s2_off - _N_OFF * m_off**2) / _ON.shape[1]
         sep = (m_on - m_off) / (np.sqrt(np.maximum(var, 0)) + NOISE)
         top = sep.argmax(0)
-        for li, (value, _) in enumerate(_LAYOUTS):
+        for li, value in enumerate(_VALUES):
             hi = int(top[li])
             sc = float(sep[hi, li])
             if sc > per_value.get(value, -np.inf):
@@ -206,9 +193,6 @@ TABLE_SAMPLES = 4000  # pixels sampled for the table's colour
 # when the frame's dice are this much larger, the die is read at their size
 # too, and the clearer reading kept (one more die made sure on train).
 SMALL_BOX = 1.2
-# On train the two readers' readings of one die, when paired, lay up to 0.39
-# of a die's side apart, those of two touching dice 0.42-0.55.
-SPLIT_APART = 0.42
 
 
 # A sure 1 is doubted (see ``doubtful_one``) on a face of median grey below
@@ -236,7 +220,6 @@ ONE_MIDDLE = 0.1
 ONE_RING_IN, ONE_RING_OUT = 0.2, 0.38
 ONE_PX = 24  # pixels a die side is measured at, at most
 _GREY_RED = np.float32([[0.114, 0.587, 0.299], [-0.5, -0.5, 1.0]])  # BGR -> (grey, redness)
-REFUSED = 0.3  # vision.quality's confidence of a refused die
 
 
 def red_layout(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, float, float, float]:
@@ -350,69 +333,12 @@ def _unlike_table(f: FaceRead, table: np.ndarray) -> bool:
     return float(np.linalg.norm(pixels.OPPONENT @ np.float32(f.body) - table)) >= BODY_FROM_TABLE
 
 
-def _confirms(image: np.ndarray, die: Die, table: np.ndarray) -> bool:
-    """Whether ``read_face`` reads ``die`` clearly as its own value, on a body unlike the table."""
-    f = read_face(image, *die.center, pixels.box_side(die.box))
-    return (
-        f is not None
-        and f.value == die.value
-        and f.separation >= MIN_SEPARATION
-        and f.one <= f.separation + ONE_OVER
-        and _unlike_table(f, table)
-    )
-
-
 def _passes(image: np.ndarray, dice: list[Die], which: list[int]) -> bool:
     """Whether the dice ``which`` of ``dice`` pass the checks of ``vision.quality.grade``."""
-    from vision import quality
-
     now_sure = [i for i, d in enumerate(dice) if d.confidence >= SURE]
     side = float(pixels.median([quality.die_side(dice[i]) for i in now_sure]))
     cover = quality.covers(image, dice, side, which)
     return not any(quality.check(image, dice[i], quality.die_side(dice[i]), cover[i]).reason for i in which)
-
-
-def split(image: np.ndarray, dice: list[Die], pip_dice: list[Die], body_dice: list[Die]) -> list[Die]:
-    """``dice`` (fused from ``pip_dice`` and ``body_dice``) with fused pairs of two touching dice split.
-
-    The fusion pairs readings of the two readers whose centres lie within
-    0.6 of a die's side; two dice side by side can be so paired, the pip-first
-    reader's reading of one with the body-first reader's of the other, and
-    come out as one die between them. A pair of sure readings of different
-    values this far apart, each of which ``read_face`` reads as its own value,
-    is two dice.
-    """
-    from vision import fusion
-    from vision.reader import Die
-
-    out = list(dice)
-    table: np.ndarray | None = None
-    for i, j in fusion.pair(pip_dice, body_dice):
-        p, b = pip_dice[i], body_dice[j]
-        if p.value == b.value or min(p.confidence, b.confidence) < SURE:
-            continue
-        side = max(pixels.box_side(p.box), pixels.box_side(b.box))
-        if math.hypot(p.center[0] - b.center[0], p.center[1] - b.center[1]) < SPLIT_APART * side:
-            continue
-        mid = [(u + w) / 2.0 for u, w in zip(p.box, b.box, strict=True)]
-        k = next((k for k, d in enumerate(out) if np.allclose(d.box, mid)), None)
-        if k is None:
-            continue
-        if table is None:
-            table = _table(image)
-        if not (_confirms(image, p, table) and _confirms(image, b, table)):
-            continue
-        two = (
-            out[:k]
-            + out[k + 1 :]
-            + [
-                Die(p.value, list(p.box), RECOVERED, side=p.side),
-                Die(b.value, list(b.box), RECOVERED, side=b.side),
-            ]
-        )
-        if _passes(image, two, [len(two) - 2, len(two) - 1]):
-            out = two
-    return out
 
 
 def recover(
@@ -420,9 +346,9 @@ def recover(
 ) -> list[Die]:
     """``dice`` with the unsure readings that ``read_face`` reads clearly made sure.
 
-    Given the two readers' readings that ``dice`` were fused from, touching
-    dice fused into one are split first (``split``), and a pip-first 1 fused
-    to more is made a 1 where the grid shows it (``ones_read_as_more``).
+    Given the two readers' readings that ``dice`` were fused from, a
+    pip-first 1 fused to more is made a 1 first where the grid shows it
+    (``ones_read_as_more``).
 
     A reading made sure must still pass ``vision.quality``'s checks (a die
     read here is no less likely to be cocked, hidden or blurred), and its
@@ -436,7 +362,7 @@ def recover(
 
     image = pixels.as_bgr(image, "recover")  # (a grey or BGRA frame too)
     if pip_dice and body_dice:
-        dice = ones_read_as_more(image, split(image, dice, pip_dice, body_dice), pip_dice, body_dice)
+        dice = ones_read_as_more(image, dice, pip_dice, body_dice)
     sure = [d for d in dice if d.confidence >= SURE]
     typical = float(pixels.median([pixels.box_side(d.box) for d in sure])) if sure else 0.0
     out = list(dice)
@@ -487,5 +413,5 @@ def recover(
                 out[i] = Die(f.value, list(d.box), RECOVERED, side=d.side)
                 continue
         if doubtful_one(image, d):
-            out[i] = replace(d, confidence=REFUSED)
+            out[i] = replace(d, confidence=quality.REFUSED)
     return out

@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 
-from vision import pixels
+from vision import faces, pixels
 from vision.reader import Die
 
 # Only sure dice are checked (an unsure one is asked for again anyway), and
@@ -47,22 +48,11 @@ from vision.reader import Die
 SURE = 0.5
 CHECK_BELOW = 0.9
 
-# The nine sites in grid units (x, y), row by row; and each value's sites.
-SITES = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.float64)
-LAYOUTS: dict[int, list[list[int]]] = {
-    1: [[4]],
-    2: [[0, 8], [2, 6]],
-    3: [[0, 4, 8], [2, 4, 6]],
-    4: [[0, 2, 6, 8]],
-    5: [[0, 2, 4, 6, 8]],
-    6: [[0, 3, 6, 2, 5, 8], [0, 1, 2, 6, 7, 8]],
-}
-# One row per layout (2, 3 and 6 in both turns), and the value of each row.
-_LAYOUT_SITES = np.zeros((9, 9), dtype=bool)
-_LAYOUT_VALUE = np.zeros(9, dtype=np.int64)
-for _k, (_v, _s) in enumerate((v, s) for v, sets in LAYOUTS.items() for s in sets):
-    _LAYOUT_SITES[_k, _s] = True
-    _LAYOUT_VALUE[_k] = _v
+# The nine sites in grid units (x, y), row by row, and the sites each layout
+# of a value fills (2, 3 and 6 in both turns): the body-first reader's.
+SITES = faces._GRID_UNIT.astype(np.float64)
+_LAYOUT_SITES = faces._PATTERNS
+_LAYOUT_VALUE = faces._PATTERN_VALUES
 
 # The grid's turn is first taken from the pips' directions (see _fit_grid),
 # then searched TURN_STEPS around it (radians), with SPACINGS in die sides.
@@ -161,8 +151,6 @@ def _fit_grid(pips: np.ndarray, spacings: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def _colours(image: np.ndarray, pts: np.ndarray, radius: float) -> np.ndarray:
     """BGR colour (float) of ``image`` averaged over a small disc at each point."""
-    import cv2
-
     ring = _DISC * radius
     xy = (pts[:, None, :] + ring[None]).reshape(-1, 2).astype(np.float32)
     bgr = cv2.remap(image, xy[:, 0][None], xy[:, 1][None], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -212,14 +200,12 @@ def fits(evidence: np.ndarray) -> dict[int, float]:
     weakest = np.minimum(np.where(_LAYOUT_SITES, evidence, np.inf).min(axis=1), 1.0)
     strongest_empty = np.maximum(np.where(_LAYOUT_SITES, -np.inf, evidence).max(axis=1), 0.0)
     clean = weakest - strongest_empty
-    return {v: float(clean[_LAYOUT_VALUE == v].max()) for v in LAYOUTS}
+    return {v: float(clean[_LAYOUT_VALUE == v].max()) for v in range(1, 7)}
 
 
-def best_value(evidence: np.ndarray) -> tuple[int, float]:
-    """The value from 2 to 6 whose layout fits ``evidence`` most cleanly, and how cleanly."""
-    fit = fits(evidence)
-    value = max(range(2, 7), key=lambda v: fit[v])
-    return value, fit[value]
+def best_value(fit: dict[int, float]) -> int:
+    """The value from 2 to 6 whose layout fits most cleanly, by ``fit`` (what ``fits`` gives)."""
+    return max(range(2, 7), key=lambda v: fit[v])
 
 
 def arbitrate(image: np.ndarray, pip: Die, body: Die, value: int, confidence: float) -> tuple[int, float]:
@@ -235,13 +221,10 @@ def arbitrate(image: np.ndarray, pip: Die, body: Die, value: int, confidence: fl
     if by_pip is None or by_body is None or max(by_pip[1], by_body[1]) >= FIT_ERROR:
         return value, confidence
     fit_pip, fit_body = fits(by_pip[0]), fits(by_body[0])
-    shown = max(range(2, 7), key=lambda v: fit_pip[v])
+    shown = best_value(fit_pip)
     if shown == value:
         return value, confidence
-    both = (
-        shown == max(range(2, 7), key=lambda v: fit_body[v])
-        and min(fit_pip[shown], fit_body[shown]) > AGREE_CLEAN
-    )
+    both = shown == best_value(fit_body) and min(fit_pip[shown], fit_body[shown]) > AGREE_CLEAN
     if both or (fit_body[body.value] < CONTRADICTED and fit_pip[shown] > CLEAN):
         return shown, CHANGED_CONFIDENCE
     return value, confidence
@@ -257,9 +240,10 @@ def check(image: np.ndarray, dice: list[Die]) -> list[Die]:
             found = site_evidence(image, d)
             if found is not None:
                 evidence, err, _ = found
-                value, clean = best_value(evidence)
+                fit = fits(evidence)
+                value = best_value(fit)
+                clean = fit[value]
                 if n != d.value:
-                    fit = fits(evidence)
                     ok = value == n and clean > CLEAN and fit[d.value] < OTHER_READING_FIT
                 else:
                     ok = value != d.value and clean > CLEAN and abs(value - n) <= MOST_PIPS_WRONG
