@@ -440,6 +440,15 @@ def _split(mask_roi: np.ndarray, S: float):
     return out
 
 
+def _split_contour(c: np.ndarray, S: float) -> tuple[list[np.ndarray], int, int]:
+    """``_split`` of the blob inside one outer contour: its per-die point sets,
+    relative to the corner (x, y) of the contour's bounding box."""
+    x, y, w, h = cv2.boundingRect(c)
+    roi = np.zeros((h, w), np.uint8)
+    cv2.drawContours(roi, [c - [x, y]], -1, 255, -1)
+    return _split(roi, S), x, y
+
+
 def _orient(gray: np.ndarray, cx: float, cy: float, side: float) -> float:
     """Edge orientation modulo 90 deg around (cx, cy): the die's square edges and pip
     grid dominate a 4-fold angle histogram; blob outlines at work scale are too coarse."""
@@ -1122,10 +1131,8 @@ def _bodies(cnts, S: float) -> list:
         ):
             bodies.append(rect)
             continue
-        x, y, w, h = cv2.boundingRect(c)
-        roi = np.zeros((h, w), np.uint8)
-        cv2.drawContours(roi, [c - [x, y]], -1, 255, -1)
-        for pts in _split(roi, S):
+        pieces, x, y = _split_contour(c, S)
+        for pts in pieces:
             bodies.append(cv2.minAreaRect(pts + np.float32([x, y])))
     return bodies
 
@@ -1303,11 +1310,9 @@ def _outline_patches(c: np.ndarray, a: float, S: float) -> list[tuple[float, flo
         return []
     if max(rw, rh) > OUTLINE_SPLIT_ASPECT * min(rw, rh) or a / (rw * rh) < OUTLINE_FILL:
         return []
-    x, y, w, h = cv2.boundingRect(c)
-    roi = np.zeros((h, w), np.uint8)
-    cv2.drawContours(roi, [c - [x, y]], -1, 255, -1)
+    pieces, x, y = _split_contour(c, S)
     found = []
-    for pts in _split(roi, S):
+    for pts in pieces:
         (px, py), (pw, ph), _ = cv2.minAreaRect(pts)
         q = math.sqrt(pw * ph)
         square = min(pw, ph) > 0 and max(pw, ph) <= OUTLINE_ASPECT * min(pw, ph)
