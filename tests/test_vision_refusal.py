@@ -124,7 +124,8 @@ def test_unsure_and_readable_dice_are_left_alone() -> None:
     img, placed = scene(640, 480, [1, 2, 3, 4, 5, 6], 60, np.random.default_rng(8), "wood")
     dice = _sure_dice(placed)
     assert quality.grade(img, dice) == dice
-    unsure = [Die(d.value, d.box, 0.2) for d in dice]
+    # unsure, but above what a refusal lowers a die to: grading them would show
+    unsure = [Die(d.value, d.box, (quality.REFUSED + quality.SURE) / 2) for d in dice]
     assert quality.grade(cv2.GaussianBlur(img, (0, 0), 6), unsure) == unsure
     assert quality.grade(img, []) == []
 
