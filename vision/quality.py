@@ -100,7 +100,7 @@ FG_CHROMA = 20.0
 FG_LIGHTER = 18.0
 FG_COLOURED = 25.0
 FG_DARKER = 0.55
-WALL_RUN = 5.0  # straight runs this long are tray walls or table edges, as in vision.faces
+WALL_RUN = 5.0  # straight runs this long (die sides) are walls or table edges; vision.faces: 3.5
 # The foreground joined to a die, outside its own box and outside the boxes of
 # the other readings at least EXPLAINS sure, counted where it is at least
 # THICK wide (fingers, die rims and thin wall shading are not), within
