@@ -317,10 +317,8 @@ _ROTS = np.array(
     ],
     np.float32,
 )
-_ROT0 = np.eye(2, dtype=np.float32)
-# the 3x3 grid turned by each residual rotation (and by none)
+# the 3x3 grid turned by each residual rotation
 _GRIDS = [_GRID_UNIT @ R.T for R in _ROTS]
-_GRID0 = _GRID_UNIT @ _ROT0.T
 # row k: the indices of n points without point k
 _LEAVE_ONE_OUT = {n: np.array([[j for j in range(n) if j != k] for k in range(n)]) for n in range(2, 8)}
 # all variants of each layout at all residual rotations, stacked: (V*R, n, 2)
@@ -604,7 +602,7 @@ def _fit(P: np.ndarray):
         r = math.hypot(float(P[0, 0]), float(P[0, 1]))
         # the body centre is only approximate (shadows), so a lone pip may sit
         # a little off centre; a 2 with one pip lost sits ~0.7 out
-        return 1, 1.0 - max(0.0, r - ONE_FREE) / ONE_SPAN, (P[0].copy(), ONE_G, _GRID0, _ONMASK[1][0])
+        return 1, 1.0 - max(0.0, r - ONE_FREE) / ONE_SPAN, (P[0].copy(), ONE_G, _GRID_UNIT, _ONMASK[1][0])
     return _fit_many(P[None])[0]
 
 
