@@ -242,15 +242,7 @@ def draw_die(
     def to_img(u: float, v: float) -> tuple[float, float]:
         return cx + u * ca - v * sa, cy + u * sa + v * ca
 
-    half = size / 2
-    corner = size * 0.12
-    # Rounded square outline.
-    outline = []
-    for qx, qy, start in ((1, 1, 0), (-1, 1, 90), (-1, -1, 180), (1, -1, 270)):
-        ox, oy = qx * (half - corner), qy * (half - corner)
-        for k in range(7):
-            t = math.radians(start + k * 15)
-            outline.append(to_img(ox + corner * math.cos(t), oy + corner * math.sin(t)))
+    outline = [to_img(u, v) for u, v in _rounded_square(size)]
     shift = 16  # fixed-point bits for sub-pixel drawing
     pts = (np.array(outline) * (1 << shift)).astype(np.int32)
     shadow = (np.array(outline) + size * 0.06) * (1 << shift)
