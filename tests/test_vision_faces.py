@@ -279,7 +279,7 @@ def test_faint_pips_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
         (v, dim_red_pips(v, size, seed)) for v in range(1, 7) for size in (26, 32, 40) for seed in range(2)
     ]
     right = right_reads(frames)
-    # 25 of these 36 are read right; with the former contrast floor of 14, 20
+    # 25 of these 36 are read right; with a contrast floor of 14, 20
     assert right >= 24
     monkeypatch.setattr(faces, "PIP_MIN_CONTRAST", 14.0)
     assert right_reads(frames) < right

@@ -98,7 +98,7 @@ def test_rolling_frame_has_no_confident_die(kind: str, seed: int) -> None:
     assert all(d.trouble == "blurred" and 0.3 <= d.amount <= 0.7 for d in dice)
 
 
-def _sure_dice(img: np.ndarray, placed: list[PlacedDie]) -> list[Die]:
+def _sure_dice(placed: list[PlacedDie]) -> list[Die]:
     """Readings of ``placed`` as a reader gives them: the die's box, fully sure."""
     return [Die(p.value, p.box, 1.0) for p in placed]
 
@@ -122,16 +122,17 @@ def test_the_checks_name_what_they_see() -> None:
 
 def test_unsure_and_readable_dice_are_left_alone() -> None:
     img, placed = scene(640, 480, [1, 2, 3, 4, 5, 6], 60, np.random.default_rng(8), "wood")
-    dice = _sure_dice(img, placed)
+    dice = _sure_dice(placed)
     assert quality.grade(img, dice) == dice
-    unsure = [Die(d.value, d.box, 0.2) for d in dice]
+    # unsure, but above what a refusal lowers a die to: grading them would show
+    unsure = [Die(d.value, d.box, (quality.REFUSED + quality.SURE) / 2) for d in dice]
     assert quality.grade(cv2.GaussianBlur(img, (0, 0), 6), unsure) == unsure
     assert quality.grade(img, []) == []
 
 
 def test_a_blurred_copy_of_a_sharp_frame_is_refused() -> None:
     img, placed = scene(640, 480, [2, 3, 5], 50, np.random.default_rng(9), "cloth")
-    dice = _sure_dice(img, placed)
+    dice = _sure_dice(placed)
     for frame in (
         cv2.GaussianBlur(img, (0, 0), 5),
         cv2.cvtColor(cv2.GaussianBlur(img, (0, 0), 5), cv2.COLOR_BGR2GRAY),

@@ -317,10 +317,8 @@ _ROTS = np.array(
     ],
     np.float32,
 )
-_ROT0 = np.eye(2, dtype=np.float32)
-# the 3x3 grid turned by each residual rotation (and by none)
+# the 3x3 grid turned by each residual rotation
 _GRIDS = [_GRID_UNIT @ R.T for R in _ROTS]
-_GRID0 = _GRID_UNIT @ _ROT0.T
 # row k: the indices of n points without point k
 _LEAVE_ONE_OUT = {n: np.array([[j for j in range(n) if j != k] for k in range(n)]) for n in range(2, 8)}
 # all variants of each layout at all residual rotations, stacked: (V*R, n, 2)
@@ -438,6 +436,15 @@ def _split(mask_roi: np.ndarray, S: float):
         if len(sel) >= 10:
             out.append(sel)
     return out
+
+
+def _split_contour(c: np.ndarray, S: float) -> tuple[list[np.ndarray], int, int]:
+    """``_split`` of the blob inside one outer contour: its per-die point sets,
+    relative to the corner (x, y) of the contour's bounding box."""
+    x, y, w, h = cv2.boundingRect(c)
+    roi = np.zeros((h, w), np.uint8)
+    cv2.drawContours(roi, [c - [x, y]], -1, 255, -1)
+    return _split(roi, S), x, y
 
 
 def _orient(gray: np.ndarray, cx: float, cy: float, side: float) -> float:
@@ -595,7 +602,7 @@ def _fit(P: np.ndarray):
         r = math.hypot(float(P[0, 0]), float(P[0, 1]))
         # the body centre is only approximate (shadows), so a lone pip may sit
         # a little off centre; a 2 with one pip lost sits ~0.7 out
-        return 1, 1.0 - max(0.0, r - ONE_FREE) / ONE_SPAN, (P[0].copy(), ONE_G, _GRID0, _ONMASK[1][0])
+        return 1, 1.0 - max(0.0, r - ONE_FREE) / ONE_SPAN, (P[0].copy(), ONE_G, _GRID_UNIT, _ONMASK[1][0])
     return _fit_many(P[None])[0]
 
 
@@ -1122,10 +1129,8 @@ def _bodies(cnts, S: float) -> list:
         ):
             bodies.append(rect)
             continue
-        x, y, w, h = cv2.boundingRect(c)
-        roi = np.zeros((h, w), np.uint8)
-        cv2.drawContours(roi, [c - [x, y]], -1, 255, -1)
-        for pts in _split(roi, S):
+        pieces, x, y = _split_contour(c, S)
+        for pts in pieces:
             bodies.append(cv2.minAreaRect(pts + np.float32([x, y])))
     return bodies
 
@@ -1303,11 +1308,9 @@ def _outline_patches(c: np.ndarray, a: float, S: float) -> list[tuple[float, flo
         return []
     if max(rw, rh) > OUTLINE_SPLIT_ASPECT * min(rw, rh) or a / (rw * rh) < OUTLINE_FILL:
         return []
-    x, y, w, h = cv2.boundingRect(c)
-    roi = np.zeros((h, w), np.uint8)
-    cv2.drawContours(roi, [c - [x, y]], -1, 255, -1)
+    pieces, x, y = _split_contour(c, S)
     found = []
-    for pts in _split(roi, S):
+    for pts in pieces:
         (px, py), (pw, ph), _ = cv2.minAreaRect(pts)
         q = math.sqrt(pw * ph)
         square = min(pw, ph) > 0 and max(pw, ph) <= OUTLINE_ASPECT * min(pw, ph)

@@ -100,7 +100,7 @@ FG_CHROMA = 20.0
 FG_LIGHTER = 18.0
 FG_COLOURED = 25.0
 FG_DARKER = 0.55
-WALL_RUN = 5.0  # straight runs this long are tray walls or table edges, as in vision.faces
+WALL_RUN = 5.0  # straight runs this long (die sides) are walls or table edges; vision.faces: 3.5
 # The foreground joined to a die, outside its own box and outside the boxes of
 # the other readings at least EXPLAINS sure, counted where it is at least
 # THICK wide (fingers, die rims and thin wall shading are not), within
@@ -425,11 +425,9 @@ def covers(image: np.ndarray, dice: list[Die], side: float, which: list[int] | N
     for i in range(len(dice)) if which is None else which:
         d = dice[i]
         cx, cy = d.center[0] * k, d.center[1] * k
-        r = COVER_REACH * s
-        x0, y0 = max(0, int(cx - r)), max(0, int(cy - r))
-        x1, y1 = min(fg.shape[1], int(cx + r) + 1), min(fg.shape[0], int(cy + r) + 1)
-        win = fg[y0:y1, x0:x1].copy()
-        thick = thick_all[y0:y1, x0:x1].copy()
+        win, x0, y0 = pixels.crop(fg, cx, cy, COVER_REACH * s)
+        win = win.copy()
+        thick = pixels.crop(thick_all, cx, cy, COVER_REACH * s)[0].copy()
         for j, o in enumerate(dice):
             if j == i or o.confidence < EXPLAINS:
                 continue

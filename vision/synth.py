@@ -242,15 +242,7 @@ def draw_die(
     def to_img(u: float, v: float) -> tuple[float, float]:
         return cx + u * ca - v * sa, cy + u * sa + v * ca
 
-    half = size / 2
-    corner = size * 0.12
-    # Rounded square outline.
-    outline = []
-    for qx, qy, start in ((1, 1, 0), (-1, 1, 90), (-1, -1, 180), (1, -1, 270)):
-        ox, oy = qx * (half - corner), qy * (half - corner)
-        for k in range(7):
-            t = math.radians(start + k * 15)
-            outline.append(to_img(ox + corner * math.cos(t), oy + corner * math.sin(t)))
+    outline = [to_img(u, v) for u, v in _rounded_square(size)]
     shift = 16  # fixed-point bits for sub-pixel drawing
     pts = (np.array(outline) * (1 << shift)).astype(np.int32)
     shadow = (np.array(outline) + size * 0.06) * (1 << shift)
@@ -288,13 +280,25 @@ def scene(
     """A frame with the given dice scattered without overlap; returns the frame and the dice."""
     img = background(width, height, kind, rng)
     placed: list[PlacedDie] = []
-    colours = colours or DICE_COLOURS
     for value in values:
-        cx, cy = _free_spot(width, height, size, placed, 1.6, rng)
-        body, pip = colours[int(rng.integers(0, len(colours)))]
-        placed.append(draw_die(img, value, (cx, cy), size, float(rng.uniform(0, 90)), body, pip))
+        placed.append(_scatter_die(img, value, size, placed, 1.6, colours or DICE_COLOURS, rng))
     img = _sensor_noise(img, rng)
     return img, placed
+
+
+def _scatter_die(
+    img: np.ndarray,
+    value: int,
+    size: float,
+    placed: list[PlacedDie],
+    spacing: float,
+    colours: list[tuple[tuple[int, int, int], tuple[int, int, int]]],
+    rng: np.random.Generator,
+) -> PlacedDie:
+    """Draws one flat die of a random colour and turn at a free spot (see _free_spot)."""
+    cx, cy = _free_spot(img.shape[1], img.shape[0], size, placed, spacing, rng)
+    body, pip = colours[int(rng.integers(0, len(colours)))]
+    return draw_die(img, value, (cx, cy), size, float(rng.uniform(0, 90)), body, pip)
 
 
 # --- dice the reader should refuse ------------------------------------------------
@@ -619,9 +623,7 @@ def rolling_scene(
     img = background(width, height, kind, rng)
     dice: list[TroubleDie] = []
     for value in values:
-        cx, cy = _free_spot(width, height, size, dice, 1.8, rng)
-        body, pip = DICE_COLOURS[int(rng.integers(0, len(DICE_COLOURS)))]
-        flat = draw_die(img, value, (cx, cy), size, float(rng.uniform(0, 90)), body, pip)
+        flat = _scatter_die(img, value, size, dice, 1.8, DICE_COLOURS, rng)
         dice.append(blur_die(img, flat, float(rng.uniform(0.3, 0.7)), rng, motion=True))
     img = _sensor_noise(img, rng)
     return img, dice
