@@ -943,7 +943,7 @@ def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[n
     return conf, span
 
 
-# Subsets of a group tried by ``_best_subset``, in ``itertools.combinations`` order.
+# Subsets of a group tried by ``_best_subsets``, in ``itertools.combinations`` order.
 _COMBOS = {
     (n, m): np.array(list(itertools.combinations(range(n), m)), dtype=int).reshape(-1, m)
     for n in range(2, 7 + MAX_DROPPED)
@@ -951,13 +951,8 @@ _COMBOS = {
 }
 
 
-def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, float] | None:
-    """The pips of a group that best fit a layout, dropping a few strays (side-face pips)."""
-    return _best_subsets(pips, [g])[0]
-
-
 def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int], int, float, float] | None]:
-    """``_best_subset`` of each group: the pips that best fit a layout, dropping a few strays.
+    """For each group, the pips that best fit a layout, dropping a few strays.
 
     Strays are side-face pips. Groups of a size are fitted together, every
     subset at once: on a speckled table hundreds of groups are tried a level,
