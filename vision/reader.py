@@ -449,10 +449,9 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray, colour: bool
         e = np.zeros(0)
         return _Pips(e, e, e, e.astype(int), np.zeros((0, 3)))
     # Face colour: median of a ring just outside the pip.
-    ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
     rr = r[:, None] * 1.5 + 1.0
-    sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
-    sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
+    sx = np.clip(np.rint(x[:, None] + rr * _RING_COS), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(y[:, None] + rr * _RING_SIN), 0, h - 1).astype(int)
     ring = lab[sy, sx].astype(np.float32)
     face = pixels.median(ring, axis=1)
     # A pip is ringed by its face; a blob on the border of two areas (a die's
@@ -698,8 +697,9 @@ def _fit_distances(d: np.ndarray, radius: float) -> tuple[int, float, float]:
     return n, conf, span / FACE_SPAN_RATIO
 
 
-_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
-_COS, _SIN = np.cos(_ANGLES), np.sin(_ANGLES)
+# 16 directions: of the rings round a lone pip, and of the rays to a die's edge
+_RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+_RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
 
 
 def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
@@ -720,8 +720,8 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     if level is not None:
         w1, h1 = w1[:, None, None], h1[:, None, None]
     radii = r[:, None] * np.array(ONE_INNER_RADII)[None, :]  # (S, R)
-    sx = x[:, None, None] + radii[:, :, None] * _COS[None, None, :]
-    sy = y[:, None, None] + radii[:, :, None] * _SIN[None, None, :]
+    sx = x[:, None, None] + radii[:, :, None] * _RAY_COS[None, None, :]
+    sy = y[:, None, None] + radii[:, :, None] * _RAY_SIN[None, None, :]
     sx = np.clip(np.rint(sx), 0, w1).astype(int)
     sy = np.clip(np.rint(sy), 0, h1).astype(int)
     at = None if level is None else np.broadcast_to(level[:, None, None], sx.shape)
@@ -736,8 +736,8 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
         level, w1, h1 = level[even], w1[even, :, 0], h1[even, :, 0]
     # A quick look well outside the face: a speck on a plain table has the same
     # colour all round, so it needs no closer look for the die's edge.
-    ox = np.clip(np.rint(x[:, None] + ONE_OUTER_RADII * r[:, None] * _COS), 0, w1).astype(int)
-    oy = np.clip(np.rint(y[:, None] + ONE_OUTER_RADII * r[:, None] * _SIN), 0, h1).astype(int)
+    ox = np.clip(np.rint(x[:, None] + ONE_OUTER_RADII * r[:, None] * _RAY_COS), 0, w1).astype(int)
+    oy = np.clip(np.rint(y[:, None] + ONE_OUTER_RADII * r[:, None] * _RAY_SIN), 0, h1).astype(int)
     at = None if level is None else np.broadcast_to(level[:, None], ox.shape)
     outer = _lab_at(lab, at, oy, ox).astype(np.float32)
     off = (np.sqrt(((outer - face[:, None, :]) ** 2).sum(-1)) > ONE_OFF_STEP).mean(axis=1)
@@ -788,9 +788,6 @@ def _crowds(pips: _Pips, k: np.ndarray) -> np.ndarray:
     return np.bincount(row[near], minlength=len(k))
 
 
-_RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
-
-
 def _edge_distances(
     lab: np.ndarray,
     cx: float,
@@ -804,9 +801,6 @@ def _edge_distances(
 ) -> np.ndarray | None:
     """Distances from the face centre to the die's edge in 16 directions, or None if no die edge."""
     return _edge_distances_many(lab, [(cx, cy, face, pts, radius, span)], centred, step)[0]
-
-
-_RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
 
 
 def _edge_distances_many(
@@ -900,8 +894,8 @@ def _edge_shape(
     if 2 <= len(pts) <= 3:
         # The pips of a 2 or a 3 lie on a diagonal of the face, at 45 degrees
         # to its edges: a column of a half-hidden 4 or 6 is neither.
-        ex = (cx + np.cos(_RAY_ANGLES) * all_first)[found].astype(np.float32)
-        ey = (cy + np.sin(_RAY_ANGLES) * all_first)[found].astype(np.float32)
+        ex = (cx + _RAY_COS * all_first)[found].astype(np.float32)
+        ey = (cy + _RAY_SIN * all_first)[found].astype(np.float32)
         die_angle = cv2.minAreaRect(np.stack([ex, ey], axis=1))[2]
         d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
         i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
