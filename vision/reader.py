@@ -702,8 +702,11 @@ _RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
 _RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
 
 
-def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
-    """Dice showing 1: pips that sit alone in the middle of a uniform face with edges."""
+def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[tuple[int, Die]]:
+    """Dice showing 1: pips that sit alone in the middle of a uniform face with edges.
+
+    Each comes with its place in the levels read together (0 when ``lab`` holds one level).
+    """
     if not ks:
         return []
     k = np.array(ks)
@@ -757,9 +760,7 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
         conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
         half = pr * ONE_SIZE_RADII / 2
         die = Die(1, [px - half, py - half, px + half, py + half], conf, [(px, py)], pr, 2 * half)
-        if levels is not None:
-            die.level = levels[row]
-        dice.append(die)
+        dice.append((0 if levels is None else levels[row], die))
     return dice
 
 
@@ -1106,9 +1107,8 @@ def _read_levels(levels: list[tuple[np.ndarray, bool]]) -> list[list[Die]]:
             box = _face_box(pts, cx, cy, size)
             dice[lv].append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius, size))
     ones: list[list[Die]] = [[] for _ in levels]
-    for d in _lone_pips(lab, pips, lone):
-        ones[d.level].append(d)
-        d.level = 0
+    for lv, d in _lone_pips(lab, pips, lone):
+        ones[lv].append(d)
     for lv, level_ones in enumerate(ones):
         if len(level_ones) >= 2:
             own_pips = pips if len(levels) == 1 else pips.subset(list(range(starts[lv], starts[lv + 1])))
