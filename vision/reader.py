@@ -461,12 +461,15 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray, colour: bool
     return _Pips(x[ok], y[ok], r[ok], p[ok].astype(int), face[ok])
 
 
-def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = 0.0) -> list[list[int]]:
-    """Pips that share one face: linked when alike and joined by unbroken face."""
+def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = LINK_RADII) -> list[list[int]]:
+    """Pips that share one face: linked when alike and joined by unbroken face.
+
+    (``_read_levels`` groups the pips of every level at once, with ``_regroup``.)
+    """
     n = len(pips.x)
     if n == 0:
         return []
-    return _regroup(lab, pips, [list(range(n))], link_radii or LINK_RADII)[0]
+    return _regroup(lab, pips, [list(range(n))], link_radii)[0]
 
 
 def _regroup(lab: np.ndarray, pips: _Pips, parents: list[list[int]], link: float) -> list[list[list[int]]]:
