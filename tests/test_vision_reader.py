@@ -86,13 +86,24 @@ def test_die_as_dict() -> None:
 
 
 @pytest.mark.parametrize("size", [25, 34, 48, 70])
-def test_known_die_size_reads_the_same_values(size: int) -> None:
+def test_known_die_size_reads_the_same_values(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
     # Told the dice's size, the pip-first reader reads fewer pyramid levels
     # but still every value.
     from vision import reader
 
     img, _ = scene(640, 480, [1, 2, 3, 4, 5, 6], size, np.random.default_rng(size), "wood")
+    read_levels = reader._read_levels
+    sides = []
+
+    def spy(levels: list) -> list:
+        sides.append(sorted(level.shape[0] for level, _ in levels))
+        return read_levels(levels)
+
+    monkeypatch.setattr(reader, "_read_levels", spy)
+    assert values(reader.read_dice(img)) == [1, 2, 3, 4, 5, 6]
     assert values(reader.read_dice(img, float(size))) == [1, 2, 3, 4, 5, 6]
+    every, chosen = sides
+    assert 0 < len(chosen) < len(every) and set(chosen) <= set(every)
 
 
 def test_large_frames_are_labelled_with_wide_labels(monkeypatch: pytest.MonkeyPatch) -> None:
