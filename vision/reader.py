@@ -555,7 +555,7 @@ def _sparse_links(pips: _Pips, members: np.ndarray, link: float) -> tuple[np.nda
 
     A link spans at most ``link`` times the larger pip's radius, so pips
     farther apart in x are never candidates. A pip with more candidates than
-    it tries gets its full row of the matrix, sorted as before.
+    it tries gets its full row of the matrix, sorted as the dense path sorts it.
     """
     n = len(members)
     x, y, r = pips.x[members], pips.y[members], pips.r[members]
@@ -1252,10 +1252,10 @@ def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
     # A level whose sides divide those of a larger one is shrunk from that
     # (the smallest such): OpenCV averages whole blocks of pixels many times
     # faster than fractions of them (0.03 against 0.73 ms for the 160x120
-    # level of a 453x339 copy). The others are shrunk from ``image``, as
-    # before: shrinking them from the level above, or from the frame
-    # ``image`` was copied from, changed which half-hidden and blurred rendered
-    # dice were read surely (tests/test_vision_refusal.py).
+    # level of a 453x339 copy). The others are shrunk from ``image`` itself:
+    # shrinking them from the level above, or from the frame ``image`` was
+    # copied from, changed which half-hidden and blurred rendered dice were
+    # read surely (tests/test_vision_refusal.py).
     made = [image]
     floats = None  # ``image`` in floats, for the levels that do not divide it
     for depth in depths:
