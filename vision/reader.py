@@ -679,27 +679,6 @@ def _segments_unbroken(lab: np.ndarray, pips: _Pips, excl: np.ndarray) -> np.nda
     return (count < 2) | (second < LINE_TOLERANCE)
 
 
-def _fit_distances(d: np.ndarray, radius: float) -> tuple[int, float, float]:
-    """Value, confidence and face size (pixels) for pips with pairwise distances ``d``."""
-    n = len(d)
-    if n < 2 or n > 6:
-        return 0, 0.0, 0.0
-    iu = _TRIU[n]
-    v = np.sort(d[iu])
-    span = float(v[-1])
-    ratio = span / radius
-    lo, hi = SPAN_RADII
-    if not lo <= ratio <= hi:
-        return n, 0.0, 0.0
-    if n == 2:
-        err = 0.1  # two pips carry no shape to check; the edge test decides
-    else:
-        err = float(np.abs(v / span - _SIGNATURES[n]).max())
-    conf = max(0.0, 1.0 - err / FIT_ERROR_SCALE[n])
-    # The pip grid's diagonal is a fixed share of the face's side.
-    return n, conf, span / FACE_SPAN_RATIO
-
-
 # 16 directions: of the rings round a lone pip, and of the rays to a die's edge
 _RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
 _RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
@@ -921,7 +900,7 @@ def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]
 
 
 def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``_fit_distances`` for many subsets at once: confidence and pip span of each row of ``combos``.
+    """Fit to a layout of many subsets at once: confidence and pip span of each row of ``combos``.
 
     ``dist`` (..., n, n) and ``radii`` (..., n) may hold a stack of groups of n pips.
     """
@@ -933,7 +912,7 @@ def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[n
     ratio = span / radius
     lo, hi = SPAN_RADII
     if m == 2:
-        err = np.full(span.shape, 0.1)
+        err = np.full(span.shape, 0.1)  # two pips carry no shape to check; the edge test decides
     else:
         err = np.abs(v / span[..., None] - _SIGNATURES[m]).max(axis=-1)
     conf = np.maximum(0.0, 1.0 - err / FIT_ERROR_SCALE[m])
@@ -1186,9 +1165,12 @@ def _pair_ones(lab: _LabSampler, pips: _Pips, ones: list[Die]) -> list[Die]:
         if max(a.pip_radius, b.pip_radius) > TWO_RADIUS_RATIO * min(a.pip_radius, b.pip_radius):
             continue
         pts = np.array([[ax, ay], [bx, by]])
-        value, conf, size = _fit_distances(np.array([[0.0, gap], [gap, 0.0]]), radius)
+        fit, span = _fit_all(np.array([[0.0, gap], [gap, 0.0]]), np.array([radius, radius]), _COMBOS[2, 2])
+        conf = float(fit[0])
         if conf <= 0:
             continue
+        # The pip grid's diagonal is a fixed share of the face's side.
+        size = float(span[0]) / FACE_SPAN_RATIO
         cx, cy = (ax + bx) / 2, (ay + by) / 2
         near = np.hypot(pips.x - cx, pips.y - cy) < gap
         face = pixels.median(pips.face[near], axis=0) if near.any() else pips.face[0]
