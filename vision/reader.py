@@ -1208,6 +1208,18 @@ def shrink(image: np.ndarray, size: tuple[int, int], as_float: np.ndarray | None
     return cv2.convertScaleAbs(cv2.resize(floats, size, interpolation=cv2.INTER_AREA))
 
 
+def rescale(dice: list[Die], times: float = 1.0, over: float = 1.0) -> None:
+    """Scale the boxes, pips and sizes of ``dice`` (read on a copy of another size) by ``times / over``.
+
+    (``over`` divides, giving the same floats as ``v / over``, which ``times=1 / over`` would not.)
+    """
+    for d in dice:
+        d.box = [v * times / over for v in d.box]
+        d.pips = [(x * times / over, y * times / over) for x, y in d.pips]
+        d.pip_radius = d.pip_radius * times / over
+        d.side = d.side * times / over
+
+
 def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
     """Read every die whose top face shows in ``image`` (a BGR array).
 
@@ -1255,15 +1267,11 @@ def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
         made.append(level)
         levels.append((level, depth < COLOUR_LEVELS))
     for depth, level_dice in zip(depths, _read_levels(levels), strict=True):
-        scale = PYRAMID_STEP**depth
-        for d in level_dice:
-            if depth:
-                d.box = [v * scale for v in d.box]
-                d.pips = [(x * scale, y * scale) for x, y in d.pips]
-                d.pip_radius *= scale
-                d.side *= scale
+        if depth:
+            rescale(level_dice, times=PYRAMID_STEP**depth)
+            for d in level_dice:
                 d.level = depth
-            found.append(d)
+        found.extend(level_dice)
     dice = _suppress_overlaps(_same_scale(found))
     return [d for d in dice if d.confidence > 0]
 
