@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision
 from vision import bench
 from vision.synth import scene
 
@@ -35,10 +36,14 @@ def test_photo_line_times_the_photos(
     (tmp_path / "labels.json").write_text("{}")
     assert len(bench.photo_frames(tmp_path, 4)) == 4
     monkeypatch.setattr(bench, "PHOTOS", tmp_path)
+    read: list[tuple[int, ...]] = []
+    monkeypatch.setattr(vision, "read_dice", lambda frame: read.append(frame.shape) or [])
     assert bench.run(argparse.Namespace(frames=5, seed=1)) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("byler-d6/train photos (320x320): median ")
     assert last.endswith("; 5 frames)")
+    # every frame timed is read, after a warm-up read of each set's first
+    assert read == [(480, 640, 3)] * 6 + [(720, 1280, 3)] * 6 + [(320, 320, 3)] * 6
 
 
 def test_shared_photos_are_found_beside_the_project(shared_dir: Path) -> None:

@@ -86,22 +86,45 @@ def test_die_as_dict() -> None:
 
 
 @pytest.mark.parametrize("size", [25, 34, 48, 70])
-def test_known_die_size_reads_the_same_values(size: int) -> None:
+def test_known_die_size_reads_the_same_values(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
     # Told the dice's size, the pip-first reader reads fewer pyramid levels
     # but still every value.
     from vision import reader
 
     img, _ = scene(640, 480, [1, 2, 3, 4, 5, 6], size, np.random.default_rng(size), "wood")
+    read_levels = reader._read_levels
+    sides = []
+
+    def spy(levels: list) -> list:
+        sides.append(sorted(level.shape[0] for level, _ in levels))
+        return read_levels(levels)
+
+    monkeypatch.setattr(reader, "_read_levels", spy)
+    assert values(reader.read_dice(img)) == [1, 2, 3, 4, 5, 6]
     assert values(reader.read_dice(img, float(size))) == [1, 2, 3, 4, 5, 6]
+    every, chosen = sides
+    assert 0 < len(chosen) < len(every) and set(chosen) <= set(every)
 
 
-def test_large_frames_are_labelled_with_wide_labels() -> None:
+def test_large_frames_are_labelled_with_wide_labels(monkeypatch: pytest.MonkeyPatch) -> None:
     # Above 65535 * 16 pixels a blob mask could hold more blobs than 16-bit labels count.
+    import cv2
+
     from vision import reader
 
     img, _ = scene(1400, 800, [2, 5], 28, np.random.default_rng(5), "plain")
     assert 1400 * 800 // 16 >= 65535
+    label = cv2.connectedComponentsWithStats
+    ltypes = []
+
+    def labelling(mask: np.ndarray, connectivity: int, ltype: int) -> tuple:
+        ltypes.append(ltype)
+        return label(mask, connectivity=connectivity, ltype=ltype)
+
+    monkeypatch.setattr(cv2, "connectedComponentsWithStats", labelling)
     assert values(reader.read_dice(img)) == [2, 5]
+    # the full-size level is labelled with 32-bit labels, the smaller ones with 16-bit
+    assert cv2.CV_32S in ltypes and cv2.CV_16U in ltypes
 
 
 def test_blob_moments_and_core_means_match_opencv() -> None:

@@ -65,11 +65,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
         h, w = image.shape[:2]
         small = reader.shrink(image, (round(w * scale), round(h * scale)))
         pip_dice = reader.read_dice(small, side)
-        for d in pip_dice:
-            d.box = [v / scale for v in d.box]
-            d.pips = [(x / scale, y / scale) for x, y in d.pips]
-            d.pip_radius /= scale
-            d.side /= scale
+        reader.rescale(pip_dice, over=scale)
     return grade(image, recover(image, fuse(pip_dice, scan.dice, image), pip_dice, scan.dice))
 
 

@@ -449,10 +449,9 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray, colour: bool
         e = np.zeros(0)
         return _Pips(e, e, e, e.astype(int), np.zeros((0, 3)))
     # Face colour: median of a ring just outside the pip.
-    ang = np.linspace(0, 2 * math.pi, 12, endpoint=False)
     rr = r[:, None] * 1.5 + 1.0
-    sx = np.clip(np.rint(x[:, None] + rr * np.cos(ang)), 0, w - 1).astype(int)
-    sy = np.clip(np.rint(y[:, None] + rr * np.sin(ang)), 0, h - 1).astype(int)
+    sx = np.clip(np.rint(x[:, None] + rr * _RING_COS), 0, w - 1).astype(int)
+    sy = np.clip(np.rint(y[:, None] + rr * _RING_SIN), 0, h - 1).astype(int)
     ring = lab[sy, sx].astype(np.float32)
     face = pixels.median(ring, axis=1)
     # A pip is ringed by its face; a blob on the border of two areas (a die's
@@ -462,12 +461,15 @@ def _candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray, colour: bool
     return _Pips(x[ok], y[ok], r[ok], p[ok].astype(int), face[ok])
 
 
-def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = 0.0) -> list[list[int]]:
-    """Pips that share one face: linked when alike and joined by unbroken face."""
+def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = LINK_RADII) -> list[list[int]]:
+    """Pips that share one face: linked when alike and joined by unbroken face.
+
+    (``_read_levels`` groups the pips of every level at once, with ``_regroup``.)
+    """
     n = len(pips.x)
     if n == 0:
         return []
-    return _regroup(lab, pips, [list(range(n))], link_radii or LINK_RADII)[0]
+    return _regroup(lab, pips, [list(range(n))], link_radii)[0]
 
 
 def _regroup(lab: np.ndarray, pips: _Pips, parents: list[list[int]], link: float) -> list[list[list[int]]]:
@@ -553,7 +555,7 @@ def _sparse_links(pips: _Pips, members: np.ndarray, link: float) -> tuple[np.nda
 
     A link spans at most ``link`` times the larger pip's radius, so pips
     farther apart in x are never candidates. A pip with more candidates than
-    it tries gets its full row of the matrix, sorted as before.
+    it tries gets its full row of the matrix, sorted as the dense path sorts it.
     """
     n = len(members)
     x, y, r = pips.x[members], pips.y[members], pips.r[members]
@@ -677,33 +679,16 @@ def _segments_unbroken(lab: np.ndarray, pips: _Pips, excl: np.ndarray) -> np.nda
     return (count < 2) | (second < LINE_TOLERANCE)
 
 
-def _fit_distances(d: np.ndarray, radius: float) -> tuple[int, float, float]:
-    """Value, confidence and face size (pixels) for pips with pairwise distances ``d``."""
-    n = len(d)
-    if n < 2 or n > 6:
-        return 0, 0.0, 0.0
-    iu = _TRIU[n]
-    v = np.sort(d[iu])
-    span = float(v[-1])
-    ratio = span / radius
-    lo, hi = SPAN_RADII
-    if not lo <= ratio <= hi:
-        return n, 0.0, 0.0
-    if n == 2:
-        err = 0.1  # two pips carry no shape to check; the edge test decides
-    else:
-        err = float(np.abs(v / span - _SIGNATURES[n]).max())
-    conf = max(0.0, 1.0 - err / FIT_ERROR_SCALE[n])
-    # The pip grid's diagonal is a fixed share of the face's side.
-    return n, conf, span / FACE_SPAN_RATIO
+# 16 directions: of the rings round a lone pip, and of the rays to a die's edge
+_RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+_RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
 
 
-_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
-_COS, _SIN = np.cos(_ANGLES), np.sin(_ANGLES)
+def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[tuple[int, Die]]:
+    """Dice showing 1: pips that sit alone in the middle of a uniform face with edges.
 
-
-def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
-    """Dice showing 1: pips that sit alone in the middle of a uniform face with edges."""
+    Each comes with its place in the levels read together (0 when ``lab`` holds one level).
+    """
     if not ks:
         return []
     k = np.array(ks)
@@ -720,8 +705,8 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
     if level is not None:
         w1, h1 = w1[:, None, None], h1[:, None, None]
     radii = r[:, None] * np.array(ONE_INNER_RADII)[None, :]  # (S, R)
-    sx = x[:, None, None] + radii[:, :, None] * _COS[None, None, :]
-    sy = y[:, None, None] + radii[:, :, None] * _SIN[None, None, :]
+    sx = x[:, None, None] + radii[:, :, None] * _RAY_COS[None, None, :]
+    sy = y[:, None, None] + radii[:, :, None] * _RAY_SIN[None, None, :]
     sx = np.clip(np.rint(sx), 0, w1).astype(int)
     sy = np.clip(np.rint(sy), 0, h1).astype(int)
     at = None if level is None else np.broadcast_to(level[:, None, None], sx.shape)
@@ -736,8 +721,8 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
         level, w1, h1 = level[even], w1[even, :, 0], h1[even, :, 0]
     # A quick look well outside the face: a speck on a plain table has the same
     # colour all round, so it needs no closer look for the die's edge.
-    ox = np.clip(np.rint(x[:, None] + ONE_OUTER_RADII * r[:, None] * _COS), 0, w1).astype(int)
-    oy = np.clip(np.rint(y[:, None] + ONE_OUTER_RADII * r[:, None] * _SIN), 0, h1).astype(int)
+    ox = np.clip(np.rint(x[:, None] + ONE_OUTER_RADII * r[:, None] * _RAY_COS), 0, w1).astype(int)
+    oy = np.clip(np.rint(y[:, None] + ONE_OUTER_RADII * r[:, None] * _RAY_SIN), 0, h1).astype(int)
     at = None if level is None else np.broadcast_to(level[:, None], ox.shape)
     outer = _lab_at(lab, at, oy, ox).astype(np.float32)
     off = (np.sqrt(((outer - face[:, None, :]) ** 2).sum(-1)) > ONE_OFF_STEP).mean(axis=1)
@@ -757,9 +742,7 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[Die]:
         conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
         half = pr * ONE_SIZE_RADII / 2
         die = Die(1, [px - half, py - half, px + half, py + half], conf, [(px, py)], pr, 2 * half)
-        if levels is not None:
-            die.level = levels[row]
-        dice.append(die)
+        dice.append((0 if levels is None else levels[row], die))
     return dice
 
 
@@ -788,9 +771,6 @@ def _crowds(pips: _Pips, k: np.ndarray) -> np.ndarray:
     return np.bincount(row[near], minlength=len(k))
 
 
-_RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
-
-
 def _edge_distances(
     lab: np.ndarray,
     cx: float,
@@ -804,9 +784,6 @@ def _edge_distances(
 ) -> np.ndarray | None:
     """Distances from the face centre to the die's edge in 16 directions, or None if no die edge."""
     return _edge_distances_many(lab, [(cx, cy, face, pts, radius, span)], centred, step)[0]
-
-
-_RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
 
 
 def _edge_distances_many(
@@ -900,8 +877,8 @@ def _edge_shape(
     if 2 <= len(pts) <= 3:
         # The pips of a 2 or a 3 lie on a diagonal of the face, at 45 degrees
         # to its edges: a column of a half-hidden 4 or 6 is neither.
-        ex = (cx + np.cos(_RAY_ANGLES) * all_first)[found].astype(np.float32)
-        ey = (cy + np.sin(_RAY_ANGLES) * all_first)[found].astype(np.float32)
+        ex = (cx + _RAY_COS * all_first)[found].astype(np.float32)
+        ey = (cy + _RAY_SIN * all_first)[found].astype(np.float32)
         die_angle = cv2.minAreaRect(np.stack([ex, ey], axis=1))[2]
         d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
         i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
@@ -923,7 +900,7 @@ def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]
 
 
 def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``_fit_distances`` for many subsets at once: confidence and pip span of each row of ``combos``.
+    """Fit to a layout of many subsets at once: confidence and pip span of each row of ``combos``.
 
     ``dist`` (..., n, n) and ``radii`` (..., n) may hold a stack of groups of n pips.
     """
@@ -935,7 +912,7 @@ def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[n
     ratio = span / radius
     lo, hi = SPAN_RADII
     if m == 2:
-        err = np.full(span.shape, 0.1)
+        err = np.full(span.shape, 0.1)  # two pips carry no shape to check; the edge test decides
     else:
         err = np.abs(v / span[..., None] - _SIGNATURES[m]).max(axis=-1)
     conf = np.maximum(0.0, 1.0 - err / FIT_ERROR_SCALE[m])
@@ -943,7 +920,7 @@ def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[n
     return conf, span
 
 
-# Subsets of a group tried by ``_best_subset``, in ``itertools.combinations`` order.
+# Subsets of a group tried by ``_best_subsets``, in ``itertools.combinations`` order.
 _COMBOS = {
     (n, m): np.array(list(itertools.combinations(range(n), m)), dtype=int).reshape(-1, m)
     for n in range(2, 7 + MAX_DROPPED)
@@ -951,13 +928,8 @@ _COMBOS = {
 }
 
 
-def _best_subset(pips: _Pips, g: list[int]) -> tuple[list[int], int, float, float] | None:
-    """The pips of a group that best fit a layout, dropping a few strays (side-face pips)."""
-    return _best_subsets(pips, [g])[0]
-
-
 def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int], int, float, float] | None]:
-    """``_best_subset`` of each group: the pips that best fit a layout, dropping a few strays.
+    """For each group, the pips that best fit a layout, dropping a few strays.
 
     Strays are side-face pips. Groups of a size are fitted together, every
     subset at once: on a speckled table hundreds of groups are tried a level,
@@ -1117,9 +1089,8 @@ def _read_levels(levels: list[tuple[np.ndarray, bool]]) -> list[list[Die]]:
             box = _face_box(pts, cx, cy, size)
             dice[lv].append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius, size))
     ones: list[list[Die]] = [[] for _ in levels]
-    for d in _lone_pips(lab, pips, lone):
-        ones[d.level].append(d)
-        d.level = 0
+    for lv, d in _lone_pips(lab, pips, lone):
+        ones[lv].append(d)
     for lv, level_ones in enumerate(ones):
         if len(level_ones) >= 2:
             own_pips = pips if len(levels) == 1 else pips.subset(list(range(starts[lv], starts[lv + 1])))
@@ -1194,9 +1165,12 @@ def _pair_ones(lab: _LabSampler, pips: _Pips, ones: list[Die]) -> list[Die]:
         if max(a.pip_radius, b.pip_radius) > TWO_RADIUS_RATIO * min(a.pip_radius, b.pip_radius):
             continue
         pts = np.array([[ax, ay], [bx, by]])
-        value, conf, size = _fit_distances(np.array([[0.0, gap], [gap, 0.0]]), radius)
+        fit, span = _fit_all(np.array([[0.0, gap], [gap, 0.0]]), np.array([radius, radius]), _COMBOS[2, 2])
+        conf = float(fit[0])
         if conf <= 0:
             continue
+        # The pip grid's diagonal is a fixed share of the face's side.
+        size = float(span[0]) / FACE_SPAN_RATIO
         cx, cy = (ax + bx) / 2, (ay + by) / 2
         near = np.hypot(pips.x - cx, pips.y - cy) < gap
         face = pixels.median(pips.face[near], axis=0) if near.any() else pips.face[0]
@@ -1234,6 +1208,18 @@ def shrink(image: np.ndarray, size: tuple[int, int], as_float: np.ndarray | None
     return cv2.convertScaleAbs(cv2.resize(floats, size, interpolation=cv2.INTER_AREA))
 
 
+def rescale(dice: list[Die], times: float = 1.0, over: float = 1.0) -> None:
+    """Scale the boxes, pips and sizes of ``dice`` (read on a copy of another size) by ``times / over``.
+
+    (``over`` divides, giving the same floats as ``v / over``, which ``times=1 / over`` would not.)
+    """
+    for d in dice:
+        d.box = [v * times / over for v in d.box]
+        d.pips = [(x * times / over, y * times / over) for x, y in d.pips]
+        d.pip_radius = d.pip_radius * times / over
+        d.side = d.side * times / over
+
+
 def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
     """Read every die whose top face shows in ``image`` (a BGR array).
 
@@ -1260,10 +1246,10 @@ def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
     # A level whose sides divide those of a larger one is shrunk from that
     # (the smallest such): OpenCV averages whole blocks of pixels many times
     # faster than fractions of them (0.03 against 0.73 ms for the 160x120
-    # level of a 453x339 copy). The others are shrunk from ``image``, as
-    # before: shrinking them from the level above, or from the frame
-    # ``image`` was copied from, changed which half-hidden and blurred rendered
-    # dice were read surely (tests/test_vision_refusal.py).
+    # level of a 453x339 copy). The others are shrunk from ``image`` itself:
+    # shrinking them from the level above, or from the frame ``image`` was
+    # copied from, changed which half-hidden and blurred rendered dice were
+    # read surely (tests/test_vision_refusal.py).
     made = [image]
     floats = None  # ``image`` in floats, for the levels that do not divide it
     for depth in depths:
@@ -1281,15 +1267,11 @@ def read_dice(image: np.ndarray, die_side: float = 0.0) -> list[Die]:
         made.append(level)
         levels.append((level, depth < COLOUR_LEVELS))
     for depth, level_dice in zip(depths, _read_levels(levels), strict=True):
-        scale = PYRAMID_STEP**depth
-        for d in level_dice:
-            if depth:
-                d.box = [v * scale for v in d.box]
-                d.pips = [(x * scale, y * scale) for x, y in d.pips]
-                d.pip_radius *= scale
-                d.side *= scale
+        if depth:
+            rescale(level_dice, times=PYRAMID_STEP**depth)
+            for d in level_dice:
                 d.level = depth
-            found.append(d)
+        found.extend(level_dice)
     dice = _suppress_overlaps(_same_scale(found))
     return [d for d in dice if d.confidence > 0]
 
