@@ -565,3 +565,48 @@ def test_dice_in_a_row_against_a_tray_wall_are_read() -> None:
     assert sorted(d.value for d in read_dice(frame(values)) if d.confidence >= 0.5) == sorted(values)
     assert [d for d in read_dice(frame([])) if d.confidence >= 0.5] == []
     assert faces.read_faces(frame([])) == []
+
+
+def split_plainly(mask_roi: np.ndarray, S: float) -> list[np.ndarray]:
+    """``faces._split`` with the pixels listed by np.nonzero and the squared
+    distances summed over a last axis of two."""
+    k = max(3, int(round(S * faces.OPEN_FRAC)) | 1)
+    op = cv2.morphologyEx(mask_roi, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    if not op.any():
+        return []
+    dt = cv2.distanceTransform(op, cv2.DIST_L2, 3)
+    ys, xs = np.nonzero((dt >= cv2.dilate(dt, faces._K3)) & (dt >= faces.PEAK_FRAC * S))
+    if len(xs) == 0:
+        return []
+    acc: list[tuple[float, float, float]] = []
+    for i in np.argsort(-dt[ys, xs]):
+        x, y, r = float(xs[i]), float(ys[i]), float(dt[ys[i], xs[i]])
+        if all((x - ax) ** 2 + (y - ay) ** 2 > (faces.PEAK_SEP * (r + ar)) ** 2 for ax, ay, ar in acc):
+            acc.append((x, y, r))
+    cents = np.float32([(x, y) for x, y, _ in acc])
+    radii = np.float32([r for _, _, r in acc])
+    ys, xs = np.nonzero(op)
+    pts = np.stack([xs, ys], 1).astype(np.float32)
+    d2 = ((pts[:, None, :] - cents[None, :, :]) ** 2).sum(-1)
+    own = d2.argmin(1)
+    near = d2[np.arange(len(pts)), own] < (1.6 * radii[own]) ** 2
+    return [pts[(own == i) & near] for i in range(len(cents)) if ((own == i) & near).sum() >= 10]
+
+
+def test_cluster_splits_match_their_plain_form() -> None:
+    rng = np.random.default_rng(11)
+    pieces = 0
+    for _ in range(80):
+        S = float(rng.uniform(8, 30))
+        m = np.zeros((int(4 * S), int(5 * S)), np.uint8)
+        for _ in range(int(rng.integers(1, 5))):  # touching dice, turned, of a size
+            centre = (float(rng.uniform(S, 4 * S)), float(rng.uniform(S, 3 * S)))
+            side = S * float(rng.uniform(0.7, 1.3))
+            box = cv2.boxPoints((centre, (side, side), float(rng.uniform(0, 90))))
+            cv2.fillConvexPoly(m, box.astype(np.int32), 255)
+        got, want = faces._split(m, S), split_plainly(m, S)
+        assert len(got) == len(want)
+        for a, b in zip(got, want, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        pieces += len(got)
+    assert pieces > 100  # most clusters were split into several dice

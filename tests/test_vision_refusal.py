@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import Die, quality, read_dice
+from vision import Die, pixels, quality, read_dice
 from vision.synth import (
     DICE_COLOURS,
     PlacedDie,
@@ -149,3 +149,39 @@ def test_trouble_scenes_are_what_they_say() -> None:
         assert bad.trouble == trouble and low <= bad.amount <= high
         assert [p.value for p in placed] == [1, 6]
         assert all(math.hypot(p.center[0] - bad.center[0], p.center[1] - bad.center[1]) > 50 for p in placed)
+
+
+def test_colour_distances_are_numpys() -> None:
+    rng = np.random.default_rng(12)
+    for n in (1, 7, 500):
+        d = (rng.normal(0, 1, (n, 3)) * rng.choice([1e-3, 1.0, 300.0], (n, 3))).astype(np.float32)
+        assert np.array_equal(quality._norms(d), np.sqrt((d**2).sum(-1)))
+
+
+def edge_width_plainly(image: np.ndarray, cx: float, cy: float, side: float) -> float:
+    """``quality.edge_width`` with the four directions' steps stacked and ranked at once."""
+    crop = pixels.crop(image, cx, cy, quality.BLUR_WINDOW * side + 1)[0]
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    n = grey.size
+    ranked = np.sort(grey.ravel())
+    spread = float(ranked[int(0.98 * (n - 1))]) - float(ranked[int(0.02 * (n - 1))])
+    if spread <= 1.0:
+        return 0.0
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    d = math.sqrt(0.5)
+    steps = np.abs(np.stack([gx.ravel(), gy.ravel(), (gx + gy).ravel() * d, (gx - gy).ravel() * d]))
+    k = n - max(3, min(n // 100, int(quality.EDGE_RANK * side)))
+    return spread / max(float(np.sort(steps, axis=1)[:, k].min()) / 8.0, 1e-3)
+
+
+def test_edge_widths_match_their_plain_form() -> None:
+    for seed, kind in enumerate(KINDS):
+        rng = np.random.default_rng(seed)
+        img, placed = scene(640, 480, [1, 2, 3], float(rng.uniform(25, 90)), rng, kind)
+        img = cv2.GaussianBlur(img, (0, 0), 1.0 + seed)
+        for p in placed:
+            for side in (p.size, 0.6 * p.size):
+                got = quality.edge_width(img, p.center[0], p.center[1], side)
+                assert got == edge_width_plainly(img, p.center[0], p.center[1], side)
+                assert got > 0

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 import cv2
 import numpy as np
@@ -310,6 +311,11 @@ _PATTERN_VALUES = np.array([n for n in _ONMASK for _ in _ONMASK[n]])
 # padded by repeating a position: a min or max over them is unchanged)
 _PATTERN_ON = np.array([np.resize(np.flatnonzero(m), 6) for m in _PATTERNS])
 _PATTERN_OFF = np.array([np.resize(np.flatnonzero(~m), 8) for m in _PATTERNS])
+# the same rows as getters of a list (``_verify`` reads its samples as one)
+_PATTERN_GET = [
+    (itemgetter(*on), itemgetter(*off))
+    for on, off in zip(_PATTERN_ON.tolist(), _PATTERN_OFF.tolist(), strict=True)
+]
 _ROTS = np.array(
     [
         [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]
@@ -370,8 +376,9 @@ def _foreground(work: np.ndarray):
     cnts, hier = cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hier is not None:
         lim = (max(h, w) / 10.0) ** 2
-        areas = _contour_areas(cnts)
-        small = [cnts[i] for i in np.flatnonzero((hier[0][:, 3] >= 0) & (areas < lim))]
+        holes = np.flatnonzero(hier[0][:, 3] >= 0)  # (only their areas are needed)
+        areas = _contour_areas([cnts[i] for i in holes])
+        small = [cnts[i] for i in holes[areas < lim]]
         if small:
             cv2.drawContours(m, small, -1, 255, -1)
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, _K3)
@@ -424,10 +431,14 @@ def _split(mask_roi: np.ndarray, S: float):
             acc.append((x, y, r))
     cents = np.float32([(x, y) for x, y, _ in acc])
     radii = np.float32([r for _, _, r in acc])
-    ys, xs = np.nonzero(op)
-    pts = np.stack([xs, ys], 1).astype(np.float32)
+    # the blob's pixels (x, y) row by row, as np.nonzero lists them
+    pts = cv2.findNonZero(op).reshape(-1, 2).astype(np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
-        d2 = ((pts[:, None, :] - cents[None, :, :]) ** 2).sum(-1)
+        # dx * dx + dy * dy: the same floats as summing the squares over a last
+        # axis of two, at a third of the cost
+        dx = pts[:, None, 0] - cents[None, :, 0]
+        dy = pts[:, None, 1] - cents[None, :, 1]
+        d2 = dx * dx + dy * dy
         own = d2.argmin(1)
         near = d2[np.arange(len(pts)), own] < (1.6 * radii[own]) ** 2
     out = []
@@ -615,22 +626,30 @@ def _fit_many(Ps: np.ndarray) -> list[tuple[int, float, tuple | None]]:
     # removes the body-centre error (shadows, side faces) from the fit
     c0 = (np.add.reduce(Ps, 1) / np.intp(n)).astype(np.float32)  # Ps.mean(1), without its overhead
     Q = Ps - c0[:, None, :]
-    rms = np.sqrt((Q * Q).reshape(T, 2 * n).sum(1).astype(np.float64) / n)
+    rms = np.sqrt(np.add.reduce((Q * Q).reshape(T, 2 * n), 1).astype(np.float64) / n)
     g = rms / _LAYOUT_RMS[n][0]  # grid half-step, rotation-free (all variants share it)
     # every variant at residual rotations (the edge-orientation estimate can be
     # off, most of all on rounded dice) in one go; symmetric Hausdorff distance
     TT = _TEMPL[n][None] * g.astype(np.float32)[:, None, None, None]  # (T, VR, n, 2)
-    d2 = ((Q[:, None, :, None, :] - TT[:, :, None, :, :]) ** 2).sum(-1)  # (T, VR, n, n)
-    hr = np.maximum(d2.min(3).max(2), d2.min(2).max(2))  # (T, VR)
-    ks = hr.argmin(1)
+    # squared distances (T, VR, n, n) as dx * dx + dy * dy: the same floats as
+    # summing the squares over a last axis of two, at a third of the cost
+    dx = Q[:, None, :, None, 0] - TT[:, :, None, :, 0]
+    dy = Q[:, None, :, None, 1] - TT[:, :, None, :, 1]
+    d2 = dx * dx + dy * dy
+    # symmetric Hausdorff distance (ufuncs' own reduce: the methods' wrappers cost more here)
+    near_t = np.maximum.reduce(np.minimum.reduce(d2, 3), 2)  # worst pip's nearest layout point
+    near_p = np.maximum.reduce(np.minimum.reduce(d2, 2), 2)  # worst layout point's nearest pip
+    hr = np.maximum(near_t, near_p)
+    ks = hr.argmin(1).tolist()
+    gs = g.tolist()
     nr = len(_ROTS)
     out = []
     for t in range(T):
-        gt = float(g[t])
+        gt = gs[t]
         if not (GRID_RANGE[0] <= gt <= GRID_RANGE[1]):
             out.append((n, -1.0, None))
             continue
-        k = int(ks[t])
+        k = ks[t]
         geo = (c0[t], gt, _GRIDS[k % nr], _ONMASK[n][k // nr])
         out.append((n, 1.0 - math.sqrt(float(hr[t, k])) / FIT_ERR_SCALE, geo))
     return out
@@ -740,14 +759,20 @@ def _verify(dm: np.ndarray, geo) -> tuple[float, int, float, int]:
     pts = c0[None, :] + grid * g
     px = (pts * (FACE / CROP_SCALE / 2) + (FACE - 1) / 2).tolist()
     # the 9 samples (0 off the crop); dm is the 3x3-max (dilated) pip map
-    vv = [dm.item(round(y), round(x)) if 1 <= x <= FACE - 2 and 1 <= y <= FACE - 2 else 0.0 for x, y in px]
-    inside = [1 <= x <= FACE - 2 and 1 <= y <= FACE - 2 for x, y in px]
-    von = [v for v, o, i in zip(vv, on, inside, strict=True) if o and i]
-    voff = [v for v, o, i in zip(vv, on, inside, strict=True) if i and not o]
-    # re-read: the canonical pattern that best separates the 9 samples
-    va = np.array(vv, np.float32)
-    pg = (va[_PATTERN_ON].min(1) - va[_PATTERN_OFF].max(1)) / max(max(vv), 1e-3)
-    pi = int(np.argmax(pg))
+    vv, von, voff = [], [], []
+    for (x, y), o in zip(px, on.tolist(), strict=True):
+        if 1 <= x <= FACE - 2 and 1 <= y <= FACE - 2:
+            v = dm.item(round(y), round(x))
+            (von if o else voff).append(v)
+        else:
+            v = 0.0
+        vv.append(v)
+    # re-read: the canonical pattern that best separates the 9 samples. (Each
+    # difference of two float32 samples, taken in float64 and rounded to
+    # float32, is the float32 difference; on lists it costs half.)
+    pg = np.array([min(fill(vv)) - max(empty(vv)) for fill, empty in _PATTERN_GET], np.float32)
+    pg /= max(max(vv), 1e-3)
+    pi = int(pg.argmax())
     pv, gap = int(_PATTERN_VALUES[pi]), float(pg[pi])
     if len(von) == 0:
         return 1.0, pv, gap, pi
@@ -796,16 +821,18 @@ def _classify_bw(bw: np.ndarray, split: bool = False, components=None, table=Non
         table = _blob_table(components)
     lab_, st, ar, c, ok, shape = table
     if not split:
-        okix = np.flatnonzero(ok)
+        # (on lists: a face has a dozen blobs, too few for numpy's overhead)
+        okix = [i for i, o in enumerate(ok.tolist()) if o]
         if len(okix) == 0:
             return None
         # pips of one face share a size; drop specks much smaller than the others
-        areas = ar[okix].astype(np.float64)
-        ranked = np.sort(areas)
+        every = ar.tolist()
+        areas = [every[i] for i in okix]
+        ranked = sorted(areas)
         # reference: the biggest blob for up to 3 (a lone 1-pip next to a small
         # glint must not pass as a 2), else the 3rd biggest (robust to one big glint)
-        amax = float(ranked[-1] if len(ranked) <= 3 else ranked[-3])
-        keep = okix[areas >= PIP_SIZE_RATIO * amax]
+        amax = ranked[-1] if len(ranked) <= 3 else ranked[-3]
+        keep = [i for i, a in zip(okix, areas, strict=True) if a >= PIP_SIZE_RATIO * amax]
         if len(keep) > 6 + MAX_DROP:
             return None
         return _fit_pips(c[keep].astype(np.float32))
@@ -877,7 +904,7 @@ def _fit_pips(P: np.ndarray):
         if trials[k][1] <= best[1]:
             break
         best = trials[k]
-        P = np.delete(P, k, 0)
+        P = P[_LEAVE_ONE_OUT[len(P)][k]]  # (np.delete, at a tenth of the cost)
     return best
 
 
@@ -961,15 +988,21 @@ def _template_value(maps: list[np.ndarray]) -> tuple[int, float]:
         k = len(centred)
         stack = cv2.merge(centred) if k > 1 else centred[0]
         n_maps = np.array(norms_of_maps, np.float32)
-        blurred = np.zeros((FACE * FACE + 1, k))  # the last row: 0, for missing pips
+        # map by map, each a row (the last column: 0, for missing pips); the
+        # pips are taken in float32 and summed in float64, one after another
+        # as ever (the same sums, at half the cost of taking float64)
+        blurred = np.zeros((k, FACE * FACE + 1), np.float32)
         for sigma, at, norms, starts, values in groups:
-            blurred[:-1] = cv2.GaussianBlur(stack, (0, 0), sigma).reshape(-1, k)
-            pips = np.take(blurred, at.ravel(), axis=0).reshape(at.shape[0], at.shape[1], k)
-            sums = pips[0]
-            for j in range(1, len(pips)):
-                sums = sums + pips[j]
-            sc = sums / (norms[:, None] * n_maps)
-            best[values] = np.maximum(best[values], np.maximum.reduceat(sc, starts).max(1))
+            blurred[:, :-1] = cv2.GaussianBlur(stack, (0, 0), sigma).reshape(-1, k).T
+            pips = blurred.take(at, axis=1)  # (k, pips, templates)
+            if len(at) == 1:
+                sums = pips[:, 0].astype(np.float64)
+            else:
+                sums = np.add(pips[:, 0], pips[:, 1], dtype=np.float64)
+                for j in range(2, len(at)):
+                    sums += pips[:, j]
+            sc = sums / (n_maps[:, None] * norms[None, :])
+            best[values] = np.maximum(best[values], np.maximum.reduceat(sc, starts, axis=1).max(0))
     order = np.argsort(-best)
     return int(order[0]), float(best[order[0]] - best[order[1]])
 
