@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -52,3 +53,22 @@ def test_crops_stop_at_the_image_edges() -> None:
     window, x0, y0 = pixels.crop(image, 1, 8, 3)
     assert (x0, y0) == (0, 5) and window.shape == (5, 5)
     assert pixels.box_side([10, 20, 30, 60]) == 30
+
+
+def test_openings_by_long_lines_are_opencvs() -> None:
+    rng = np.random.default_rng(3)
+    kept = 0
+    for trial in range(200):
+        mask = (rng.random((60, 80)) < rng.uniform(0.3, 0.95)).astype(np.uint8) * 255
+        if trial % 3 == 0:  # a run along the frame's edge, shorter than the line
+            mask[:, : int(rng.integers(5, 30))] = 255
+        length = int(rng.integers(3, 40))
+        for line in (np.ones((1, length), np.uint8), np.ones((length, 1), np.uint8)):
+            want = cv2.morphologyEx(mask, cv2.MORPH_OPEN, line)
+            got = pixels.open_runs(mask, line)
+            if got is None:
+                assert not want.any()
+            else:
+                assert np.array_equal(got, want) and want.any()
+                kept += 1
+    assert 50 < kept < 350  # both outcomes were seen

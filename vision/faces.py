@@ -1175,11 +1175,13 @@ def _walls(m: np.ndarray, work: np.ndarray, S: float) -> tuple[np.ndarray | None
     L = int(WALL_RUN * S)
     if L >= min(m.shape):
         return None, None
-    hw = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((1, L), np.uint8))
-    vw = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((L, 1), np.uint8))
-    walls = hw | vw
-    if not walls.any():
+    hw = pixels.open_runs(m, np.ones((1, L), np.uint8))
+    vw = pixels.open_runs(m, np.ones((L, 1), np.uint8))
+    if hw is None and vw is None:
         return None, None
+    hw = np.zeros_like(m) if hw is None else hw
+    vw = np.zeros_like(m) if vw is None else vw
+    walls = hw | vw
     # die-thick across the run, but not a wide region (the table beyond a tray)
     k = max(3, int(round(WALL_DIE * S)))
     K = max(k + 1, int(round(WALL_THICK * S)))

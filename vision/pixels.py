@@ -78,3 +78,15 @@ def percentiles(v: np.ndarray, qs: tuple[int, ...]) -> list[float]:
         # numpy's interpolation, rounding alike
         out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
     return out
+
+
+def open_runs(mask: np.ndarray, line: np.ndarray) -> np.ndarray | None:
+    """``cv2.morphologyEx(mask, cv2.MORPH_OPEN, line)``, or None where that is empty.
+
+    For long line kernels (runs of walls and table edges): the opening is its
+    erosion dilated, and the erosion is mostly empty, which spares the dilation.
+    """
+    eroded = cv2.erode(mask, line)
+    if cv2.countNonZero(eroded) == 0:
+        return None
+    return cv2.dilate(eroded, line)

@@ -421,9 +421,11 @@ def foreground(work: np.ndarray, side: float) -> np.ndarray:
     fg = fg.astype(np.uint8)
     run = int(WALL_RUN * side)
     if run < min(fg.shape):
-        walls = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((1, run), np.uint8))
-        walls |= cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))
-        fg &= 1 - cv2.dilate(walls, np.ones((3, 3), np.uint8))
+        runs = [pixels.open_runs(fg, np.ones(shape, np.uint8)) for shape in ((1, run), (run, 1))]
+        runs = [r for r in runs if r is not None]
+        if runs:
+            walls = runs[0] if len(runs) == 1 else runs[0] | runs[1]
+            fg &= 1 - cv2.dilate(walls, np.ones((3, 3), np.uint8))
     return fg
 
 
