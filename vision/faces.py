@@ -798,7 +798,7 @@ def _blob_table(components) -> tuple:
         & (y > 0)
         & (x + w < FACE)
         & (y + h < FACE)
-        & (np.abs(c).max(1) <= PIP_REACH)
+        & (np.maximum.reduce(np.abs(c), 1) <= PIP_REACH)
     )
     long_side, short_side = np.maximum(w, h), np.minimum(w, h)
     ok = (
@@ -836,7 +836,6 @@ def _classify_bw(bw: np.ndarray, split: bool = False, components=None, table=Non
         if len(keep) > 6 + MAX_DROP:
             return None
         return _fit_pips(c[keep].astype(np.float32))
-    cand = list(zip(ar[ok].tolist(), c[ok].astype(np.float32), strict=False))
     # pips merged into a bar (a 6's columns, a 3's diagonal on a small die):
     # a blob much longer than wide, up to three pips' area, is cut into
     # pips spaced along its long axis
@@ -873,6 +872,7 @@ def _classify_bw(bw: np.ndarray, split: bool = False, components=None, table=Non
             pieces.append((i, float(ar[i]) / k, np.float32([px, py])))
     if not pieces:
         return None
+    cand = list(zip(ar[ok].tolist(), c[ok].astype(np.float32), strict=False))
     cut = {i for i, _, _ in pieces}
     cand = [(a, cc) for (a, cc), i in zip(cand, np.nonzero(ok)[0], strict=False) if i not in cut]
     cand += [(a, cc) for _, a, cc in pieces]
@@ -963,6 +963,30 @@ def _build_templates():
 
 
 _TEMPLATES = None
+_FAMILIES = None
+
+
+def _template_families(groups: list) -> list:
+    """The template groups of as many pips side by side, so that one pass takes
+    and sums the pips of all their blurs: (sigmas, pip pixels with the block of
+    each blur added, norms, first template of each value, values)."""
+    block = FACE * FACE + 1
+    families: dict[int, list] = {}
+    for group in groups:
+        families.setdefault(len(group[1]), []).append(group)
+    out = []
+    for members in families.values():
+        width = np.cumsum([0] + [len(norms) for _, _, norms, _, _ in members])
+        out.append(
+            (
+                [sigma for sigma, _, _, _, _ in members],
+                np.concatenate([at + g * block for g, (_, at, _, _, _) in enumerate(members)], 1),
+                np.concatenate([norms for _, _, norms, _, _ in members]),
+                np.concatenate([starts + width[g] for g, (_, _, _, starts, _) in enumerate(members)]),
+                np.concatenate([values for _, _, _, _, values in members]),
+            )
+        )
+    return out
 
 
 def _template_value(maps: list[np.ndarray]) -> tuple[int, float]:
@@ -970,10 +994,11 @@ def _template_value(maps: list[np.ndarray]) -> tuple[int, float]:
     face's pip maps (normalised cross-correlation; a template of Gaussian pips
     correlates with a map as the map blurred to the pip size, summed at the
     pip centres), and its lead over the best other value."""
-    global _TEMPLATES
+    global _TEMPLATES, _FAMILIES
     if _TEMPLATES is None:
         _TEMPLATES = _build_templates()
-    inner, groups = _TEMPLATES
+        _FAMILIES = _template_families(_TEMPLATES[1])
+    inner = _TEMPLATES[0]
     best = np.full(7, -2.0)  # best correlation per value (index 0 unused)
     centred, norms_of_maps = [], []
     for dm in maps:
@@ -988,13 +1013,18 @@ def _template_value(maps: list[np.ndarray]) -> tuple[int, float]:
         k = len(centred)
         stack = cv2.merge(centred) if k > 1 else centred[0]
         n_maps = np.array(norms_of_maps, np.float32)
-        # map by map, each a row (the last column: 0, for missing pips); the
-        # pips are taken in float32 and summed in float64, one after another
-        # as ever (the same sums, at half the cost of taking float64)
-        blurred = np.zeros((k, FACE * FACE + 1), np.float32)
-        for sigma, at, norms, starts, values in groups:
-            blurred[:, :-1] = cv2.GaussianBlur(stack, (0, 0), sigma).reshape(-1, k).T
-            pips = blurred.take(at, axis=1)  # (k, pips, templates)
+        block = FACE * FACE + 1
+        for sigmas, at, norms, starts, values in _FAMILIES:
+            # map by map, each a row, one block of it per blur (its last
+            # column: 0, for missing pips); the pips are taken in float32 and
+            # summed in float64, one after another as ever (the same sums, at
+            # half the cost of taking float64)
+            blurred = np.zeros((k, len(sigmas) * block), np.float32)
+            for g, sigma in enumerate(sigmas):
+                blurred[:, g * block : (g + 1) * block - 1] = (
+                    cv2.GaussianBlur(stack, (0, 0), sigma).reshape(-1, k).T
+                )
+            pips = blurred.take(at, axis=1)  # (maps, pips, templates)
             if len(at) == 1:
                 sums = pips[:, 0].astype(np.float64)
             else:
@@ -1002,7 +1032,7 @@ def _template_value(maps: list[np.ndarray]) -> tuple[int, float]:
                 for j in range(2, len(at)):
                     sums += pips[:, j]
             sc = sums / (n_maps[:, None] * norms[None, :])
-            best[values] = np.maximum(best[values], np.maximum.reduceat(sc, starts, axis=1).max(0))
+            np.maximum.at(best, values, np.maximum.reduceat(sc, starts, axis=1).max(0))
     order = np.argsort(-best)
     return int(order[0]), float(best[order[0]] - best[order[1]])
 
