@@ -963,7 +963,7 @@ def _build_templates():
 
 
 _TEMPLATES = None
-_FAMILIES = None
+_FAMILIES = None  # (the groups they were laid out from, _template_families of them)
 
 
 def _template_families(groups: list) -> list:
@@ -997,8 +997,9 @@ def _template_value(maps: list[np.ndarray]) -> tuple[int, float]:
     global _TEMPLATES, _FAMILIES
     if _TEMPLATES is None:
         _TEMPLATES = _build_templates()
-        _FAMILIES = _template_families(_TEMPLATES[1])
-    inner = _TEMPLATES[0]
+    inner, groups = _TEMPLATES
+    if _FAMILIES is None or _FAMILIES[0] is not groups:
+        _FAMILIES = (groups, _template_families(groups))
     best = np.full(7, -2.0)  # best correlation per value (index 0 unused)
     centred, norms_of_maps = [], []
     for dm in maps:
@@ -1014,7 +1015,7 @@ def _template_value(maps: list[np.ndarray]) -> tuple[int, float]:
         stack = cv2.merge(centred) if k > 1 else centred[0]
         n_maps = np.array(norms_of_maps, np.float32)
         block = FACE * FACE + 1
-        for sigmas, at, norms, starts, values in _FAMILIES:
+        for sigmas, at, norms, starts, values in _FAMILIES[1]:
             # map by map, each a row, one block of it per blur (its last
             # column: 0, for missing pips); the pips are taken in float32 and
             # summed in float64, one after another as ever (the same sums, at
