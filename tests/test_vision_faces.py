@@ -610,3 +610,40 @@ def test_cluster_splits_match_their_plain_form() -> None:
             assert a.dtype == b.dtype and np.array_equal(a, b)
         pieces += len(got)
     assert pieces > 100  # most clusters were split into several dice
+
+
+def blob_reading_plainly(bw: np.ndarray) -> tuple | None:
+    """The plain blob reading of ``faces._classify_bw`` with its areas ranked by numpy."""
+    components = cv2.connectedComponentsWithStats(bw)
+    if components[0] <= 1:
+        return None
+    _, _, ar, c, ok, _ = faces._blob_table(components)
+    okix = np.flatnonzero(ok)
+    if len(okix) == 0:
+        return None
+    areas = ar[okix].astype(np.float64)
+    ranked = np.sort(areas)
+    amax = float(ranked[-1] if len(ranked) <= 3 else ranked[-3])
+    keep = okix[areas >= faces.PIP_SIZE_RATIO * amax]
+    if len(keep) > 6 + faces.MAX_DROP:
+        return None
+    return faces._fit_pips(c[keep].astype(np.float32))
+
+
+def test_blob_readings_match_their_plain_form() -> None:
+    rng = np.random.default_rng(13)
+    fitted = 0
+    for _ in range(300):
+        m = pip_map(int(rng.integers(1, 7)), float(rng.uniform(0.06, 0.2)))
+        m += rng.normal(0, rng.uniform(0, 12), m.shape).astype(np.float32)  # specks and glints
+        bw = cv2.compare(m, float(rng.uniform(8, 30)), cv2.CMP_GT)
+        got, want = faces._classify_bw(bw), blob_reading_plainly(bw)
+        assert (got is None) == (want is None)
+        if got is not None:
+            assert got[:2] == want[:2]
+            assert (got[2] is None) == (want[2] is None)
+            if got[2] is not None:
+                fitted += 1
+                assert np.array_equal(got[2][0], want[2][0]) and got[2][1] == want[2][1]
+                assert np.array_equal(got[2][2], want[2][2]) and np.array_equal(got[2][3], want[2][3])
+    assert fitted > 100  # most maps gave a fitted layout
