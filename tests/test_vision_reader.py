@@ -336,3 +336,73 @@ def test_shrink_gives_the_pixels_of_area_resizing(shape: tuple[int, ...]) -> Non
         want = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
         assert np.array_equal(reader.shrink(img, size), want)
         assert np.array_equal(reader.shrink(img, size, np.float32(img)), want)
+
+
+def _links_by_matrices(reader, pips, parents: list[list[int]], link: float) -> tuple[set, dict]:
+    """The linked pairs of each parent from its full n x n matrices: the plain computation
+    ``reader._links`` must equal. Returns the pairs (parent, first, second) and each pair's
+    ``_segments_unbroken`` exclusions, sorted."""
+    pairs, excl = set(), {}
+    for owner, parent in enumerate(parents):
+        n = len(parent)
+        members = np.array(parent, int)
+        x, y, r = pips.x[members], pips.y[members], pips.r[members]
+        dist = np.sqrt((x[:, None] - x[None, :]) ** 2 + (y[:, None] - y[None, :]) ** 2)
+        rmean = (r[:, None] + r[None, :]) / 2
+        rratio = np.maximum(r[:, None], r[None, :]) / np.minimum(r[:, None], r[None, :])
+        face = pips.face[members]
+        facediff = np.sqrt(((face[:, None] - face[None, :]) ** 2).sum(-1))
+        pol = pips.polarity[members]
+        cand = (
+            (dist <= link * rmean)
+            & (dist > 1.8 * rmean)
+            & (rratio < 1.7)
+            & (pol[:, None] == pol[None, :])
+            & (facediff < reader.FACE_TOLERANCE)
+        )
+        masked = np.where(cand, dist, np.inf)
+        nbrs = np.argsort(masked, axis=1)[:, : reader.LINK_NEIGHBOURS]
+        valid = np.take_along_axis(masked, nbrs, axis=1) < np.inf
+        picks = [
+            [int(members[c]) for c, v in zip(row, ok, strict=True) if v]
+            for row, ok in zip(nbrs, valid, strict=True)
+        ]
+        for a in range(n):
+            for c, v in zip(nbrs[a], valid[a], strict=True):
+                if v:
+                    i, j = min(a, int(c)), max(a, int(c))
+                    pairs.add((owner, i, j))
+                    excl[owner, i, j] = sorted([int(members[i]), int(members[j]), *picks[i], *picks[j]])
+    return pairs, excl
+
+
+def test_links_of_all_parents_at_once_match_each_parents_matrices() -> None:
+    # The linking of every parent in one pass, pips near in x only, picks the
+    # same pairs as each parent's full distance matrix, ties in distance too
+    # (pips on a grid are tied with several neighbours at once).
+    from vision import reader
+
+    rng = np.random.default_rng(5)
+    xs, ys, rs = [rng.uniform(0, 400, 500)], [rng.uniform(0, 300, 500)], [rng.uniform(1.5, 4.0, 500)]
+    gx, gy = np.meshgrid(np.arange(6) * 7.0 + 50, np.arange(6) * 7.0 + 40)
+    xs.append(gx.ravel())
+    ys.append(gy.ravel())
+    rs.append(np.full(36, 2.5))
+    x, y, r = (np.concatenate(v) for v in (xs, ys, rs))
+    n = len(x)
+    polarity = np.where(rng.random(n) < 0.8, 1, -1)
+    face = rng.normal(150, 12, (n, 3)).astype(np.float32)
+    pips = reader._Pips(x, y, r, polarity, face)
+    grid = list(range(500, n))
+    parents = [list(range(n)), grid, grid[::2], [3], [], list(rng.permutation(500)[:40])]
+    parents += [sorted(rng.choice(n, size=int(k), replace=False).tolist()) for k in rng.integers(2, 12, 60)]
+    for link in (reader.LINK_RADII, 5.0, 4.2):
+        pi, pj, owner, excl = reader._links(pips, parents, link)
+        want_pairs, want_excl = _links_by_matrices(reader, pips, parents, link)
+        got = list(zip(owner.tolist(), pi.tolist(), pj.tolist(), strict=True))
+        assert len(got) == len(set(got)) and set(got) == want_pairs
+        assert len(want_pairs) > 300
+        for key, row in zip(got, excl.tolist(), strict=True):
+            parent = parents[key[0]]
+            assert row[:2] == [parent[key[1]], parent[key[2]]]
+            assert sorted(v for v in row if v >= 0) == want_excl[key]

@@ -475,98 +475,65 @@ def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = LINK_RADII) -> lis
 def _regroup(lab: np.ndarray, pips: _Pips, parents: list[list[int]], link: float) -> list[list[list[int]]]:
     """``_groups`` of each parent's pips (``pips.subset(parent)``) with links up to ``link`` pip radii.
 
-    Parents of one size are linked together, as stacked matrices: on a
-    speckled table hundreds of small groups are regrouped, and one call each
-    cost ~0.5 ms of fixed overheads. Each parent's subgroups hold indices into it.
+    The parents' links are looked for together (``_links``): on a speckled
+    table hundreds of small groups are regrouped, and one pass each cost
+    ~0.5 ms of fixed overheads. Each parent's subgroups hold indices into it.
     """
-    by_size: dict[int, list[int]] = {}
-    for k, g in enumerate(parents):
-        by_size.setdefault(len(g), []).append(k)
-    pair_parts, excl_parts, owner_parts = [], [], []
-    for n, ks in by_size.items():
-        if n > SPARSE_LINKS:
-            for k in ks:
-                pi, pj, excl = _sparse_links(pips, np.array(parents[k]), link)
-                pair_parts.append(np.stack([pi, pj], axis=1))
-                excl_parts.append(excl)
-                owner_parts.append(np.full(len(pi), k))
-            continue
-        members = np.array([parents[k] for k in ks]).reshape(len(ks), n)
-        x, y, r, pol = pips.x[members], pips.y[members], pips.r[members], pips.polarity[members]
-        dx = x[:, :, None] - x[:, None, :]
-        dy = y[:, :, None] - y[:, None, :]
-        dist = np.sqrt(dx * dx + dy * dy)
-        rmean = (r[:, :, None] + r[:, None, :]) / 2
-        rratio = np.maximum(r[:, :, None], r[:, None, :]) / np.minimum(r[:, :, None], r[:, None, :])
-        cand = (
-            (dist <= link * rmean)
-            & (dist > 1.8 * rmean)
-            & (rratio < 1.7)
-            & (pol[:, :, None] == pol[:, None, :])
-        )
-        cb, ci, cj = np.nonzero(cand)
-        face = pips.face[members]
-        facediff = np.sqrt(((face[cb, ci] - face[cb, cj]) ** 2).sum(-1))
-        far = facediff >= FACE_TOLERANCE
-        cand[cb[far], ci[far], cj[far]] = False
-        # Each pip is tried against its nearest few candidates only: the pips of a
-        # face are each other's nearest neighbours.
-        masked = np.where(cand, dist, np.inf)
-        k = min(LINK_NEIGHBOURS, n)
-        nbrs = np.argsort(masked, axis=2)[:, :, :k]
-        valid = np.take_along_axis(masked, nbrs, axis=2) < np.inf
-        vb, vi, vj = np.nonzero(valid)
-        if not len(vb):
-            continue
-        va, vc = vi, nbrs[vb, vi, vj]
-        # each pair once, in (parent, first pip, second pip) order
-        code = np.unique((vb * n + np.minimum(va, vc)) * n + np.maximum(va, vc))
-        pb, rest = np.divmod(code, n * n)
-        pi, pj = np.divmod(rest, n)
-        gn = np.where(valid, members[np.arange(len(ks))[:, None, None], nbrs], -1)
-        # neighbours of either pip, as indices into ``pips``; -1 for none
-        pad = np.full((len(code), LINK_NEIGHBOURS - k), -1)
-        excl = np.concatenate(
-            [members[pb, pi, None], members[pb, pj, None], gn[pb, pi], pad, gn[pb, pj], pad], axis=1
-        )
-        pair_parts.append(np.stack([pi, pj], axis=1))
-        excl_parts.append(excl)
-        owner_parts.append(np.array(ks)[pb])
     linked: list[list[tuple[int, int]]] = [[] for _ in parents]
-    if pair_parts:
-        excl = np.concatenate(excl_parts)
+    pi, pj, owner, excl = _links(pips, parents, link)
+    if len(pi):
         ok = _segments_unbroken(lab, pips, excl)
-        pairs = np.concatenate(pair_parts)[ok].tolist()
-        for owner, (a, b) in zip(np.concatenate(owner_parts)[ok].tolist(), pairs, strict=True):
-            linked[owner].append((a, b))
+        for k, a, b in zip(owner[ok].tolist(), pi[ok].tolist(), pj[ok].tolist(), strict=True):
+            linked[k].append((a, b))
     return [_components(len(g), links) for g, links in zip(parents, linked, strict=True)]
 
 
-# Above this many pips (a level of a speckled table has 150-600) links are
-# looked for among pips near in x only, not in an n x n matrix: 10 ms a level
-# at 400-600 pips came down to ~3 ms.
+# Above this many pips (a level of a speckled table has 150-600) groups are
+# formed by repeated labelling in numpy rather than by a union-find in Python.
 SPARSE_LINKS = 96
 
 
-def _sparse_links(pips: _Pips, members: np.ndarray, link: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The linked pairs ``_regroup`` tries among ``members`` (pair ends as indices into
-    ``members``, and per pair the ``_segments_unbroken`` exclusions), the same as from
-    the full matrices.
+def _links(
+    pips: _Pips, parents: list[list[int]], link: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of pips of each parent that ``_regroup`` checks for unbroken face.
 
-    A link spans at most ``link`` times the larger pip's radius, so pips
-    farther apart in x are never candidates. A pip with more candidates than
-    it tries gets its full row of the matrix, sorted as the dense path sorts it.
+    Two pips of a parent are a candidate pair when near for their size
+    (within ``link`` times their mean radius, beyond 1.8), alike in size and
+    polarity, and on faces of like colour. Each pip is tried against its
+    nearest ``LINK_NEIGHBOURS`` candidates only (the pips of a face are each
+    other's nearest neighbours): a pair is kept when either pip picks the other.
+
+    Returns per pair its pips as indices into its parent (first the lower),
+    the parent, and the ``_segments_unbroken`` exclusions (its two pips, then
+    both pips' picks, as indices into ``pips``; -1 for none).
+
+    The parents' pips are laid end to end along x, each parent apart, and only
+    pips nearer in x than the longest link are compared: one pass for every
+    parent, without the n x n matrices a parent of a few hundred pips needs.
+    Picks tied in distance go to the lower index, as a sort of each pip's
+    matrix row would pick them.
     """
-    n = len(members)
+    sizes = [len(g) for g in parents]
+    if sum(sizes) == 0:
+        e = np.zeros(0, int)
+        return e, e, e, np.zeros((0, 2 + 2 * LINK_NEIGHBOURS), int)
+    members = np.fromiter(itertools.chain.from_iterable(parents), int, sum(sizes))
+    size = np.array(sizes)
+    owner = np.repeat(np.arange(len(parents)), size)
+    first = np.cumsum(size) - size
+    local = np.arange(len(members)) - first[owner]
     x, y, r = pips.x[members], pips.y[members], pips.r[members]
     pol, face = pips.polarity[members], pips.face[members]
-    order = np.argsort(x, kind="stable")
-    xs = x[order]
+    # A link spans at most ``link`` times the larger pip's radius.
     reach = link * float(r.max()) * (1 + 1e-9) + 1e-6
-    lo = np.searchsorted(xs, xs - reach, "left")
-    hi = np.searchsorted(xs, xs + reach, "right")
-    counts = hi - lo
-    row = np.repeat(np.arange(n), counts)
+    apart = float(x.max() - x.min()) + 4 * reach + 1
+    key = x + owner * apart
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    lo = np.searchsorted(ks, ks - reach, "left")
+    counts = np.searchsorted(ks, ks + reach, "right") - lo
+    row = np.repeat(np.arange(len(members)), counts)
     col = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(lo, counts)
     i, j = order[row], order[col]
     dx = x[i] - x[j]
@@ -574,33 +541,44 @@ def _sparse_links(pips: _Pips, members: np.ndarray, link: float) -> tuple[np.nda
     dist = np.sqrt(dx * dx + dy * dy)
     rmean = (r[i] + r[j]) / 2
     rratio = np.maximum(r[i], r[j]) / np.minimum(r[i], r[j])
-    cand = (dist <= link * rmean) & (dist > 1.8 * rmean) & (rratio < 1.7) & (pol[i] == pol[j])
+    cand = (
+        (owner[i] == owner[j])
+        & (dist <= link * rmean)
+        & (dist > 1.8 * rmean)
+        & (rratio < 1.7)
+        & (pol[i] == pol[j])
+    )
     i, j, dist = i[cand], j[cand], dist[cand]
     near = np.sqrt(((face[i] - face[j]) ** 2).sum(-1)) < FACE_TOLERANCE
     i, j, dist = i[near], j[near], dist[near]
-    # by pip, then by partner: the order of the matrix's rows
+    # by pip, then by partner
     by = np.lexsort((j, i))
     i, j, dist = i[by], j[by], dist[by]
-    k = min(LINK_NEIGHBOURS, n)
-    nbrs = np.full((n, k), -1)
-    many = np.bincount(i, minlength=n) > k
+    n = len(members)
+    picks = np.full((n, LINK_NEIGHBOURS), -1)
+    many = np.bincount(i, minlength=n) > LINK_NEIGHBOURS
     few = ~many[i]
     start = np.searchsorted(i, i, "left")
-    nbrs[i[few], (np.arange(len(i)) - start)[few]] = j[few]
-    crowded = np.nonzero(many)[0]
+    picks[i[few], (np.arange(len(i)) - start)[few]] = j[few]
+    crowded = np.flatnonzero(many)
     if len(crowded):
-        rows = np.full((len(crowded), n), np.inf)
-        slot = np.searchsorted(crowded, i[~few])
-        rows[slot, j[~few]] = dist[~few]
-        nbrs[crowded] = np.argsort(rows, axis=1)[:, :k]
-    vi, vj = np.nonzero(nbrs >= 0)
-    va, vc = vi, nbrs[vi, vj]
-    code = np.unique(np.minimum(va, vc) * n + np.maximum(va, vc))
-    pi, pj = np.divmod(code, n)
-    gn = np.where(nbrs >= 0, members[np.maximum(nbrs, 0)], -1)
-    pad = np.full((len(code), LINK_NEIGHBOURS - k), -1)
-    excl = np.concatenate([members[pi, None], members[pj, None], gn[pi], pad, gn[pj], pad], axis=1)
-    return pi, pj, excl
+        # The nearest, ties to the lower index: a sort of the pip's row of its
+        # parent's distance matrix (inf off the candidates), the same sort.
+        lots = ~few
+        for m in np.unique(size[owner[crowded]]).tolist():
+            these = crowded[size[owner[crowded]] == m]
+            rows = np.full((len(these), m), np.inf)
+            mine = lots & (size[owner[i]] == m)
+            rows[np.searchsorted(these, i[mine]), local[j[mine]]] = dist[mine]
+            chosen = np.argsort(rows, axis=1)[:, :LINK_NEIGHBOURS]
+            picks[these] = chosen + first[owner[these]][:, None]
+    vi, vj = np.nonzero(picks >= 0)
+    vc = picks[vi, vj]
+    code = np.unique(np.minimum(vi, vc) * n + np.maximum(vi, vc))
+    a, b = np.divmod(code, n)
+    chosen = np.where(picks >= 0, members[np.maximum(picks, 0)], -1)
+    excl = np.concatenate([members[a, None], members[b, None], chosen[a], chosen[b]], axis=1)
+    return local[a], local[b], owner[a], excl
 
 
 def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
