@@ -315,7 +315,7 @@ def test_edge_rays_match_a_dense_reference() -> None:
             found = off.any(axis=1)
             if found.mean() >= reader.EDGE_FOUND:
                 first = np.where(found, steps[np.argmax(off, axis=1)], np.nan)
-                want = reader._edge_shape(first, found, cx, cy, pts, True)
+                want = reader._edge_shape(first.tolist(), cx, cy, pts, True)
         assert (edge is None and want is None) or np.array_equal(edge, want)
     assert sum(e is not None for e in got) >= 5 and sum(e is None for e in got) >= 5
 
@@ -406,3 +406,73 @@ def test_links_of_all_parents_at_once_match_each_parents_matrices() -> None:
             parent = parents[key[0]]
             assert row[:2] == [parent[key[1]], parent[key[2]]]
             assert sorted(v for v in row if v >= 0) == want_excl[key]
+
+
+def _edge_shape_in_numpy(reader, all_first: np.ndarray, cx: float, cy: float, pts: np.ndarray, centred: bool):
+    """``reader._edge_shape`` as computed on arrays: the plain computation it must equal."""
+    import math
+
+    import cv2
+
+    from vision import pixels
+
+    found = ~np.isnan(all_first)
+    first = all_first[found]
+    lo_edge, hi_edge = pixels.percentiles(first, (20, 80))
+    if hi_edge > reader.EDGE_ROUNDNESS * lo_edge:
+        return None
+    if centred:
+        half = len(all_first) // 2
+        a, b = all_first[:half], all_first[half:]
+        both = ~np.isnan(a) & ~np.isnan(b)
+        if (
+            both.sum() < 3
+            or pixels.median(np.maximum(a, b)[both] / np.minimum(a, b)[both]) > reader.ONE_SYMMETRY
+        ):
+            return None
+    if 2 <= len(pts) <= 3:
+        ex = (cx + reader._RAY_COS * all_first)[found].astype(np.float32)
+        ey = (cy + reader._RAY_SIN * all_first)[found].astype(np.float32)
+        die_angle = cv2.minAreaRect(np.stack([ex, ey], axis=1))[2]
+        d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+        i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
+        diag = math.degrees(math.atan2(pts[j, 1] - pts[i, 1], pts[j, 0] - pts[i, 0]))
+        turn = (diag - 45.0 - die_angle) % 90.0
+        if min(turn, 90.0 - turn) > reader.EDGE_ANGLE:
+            return None
+    return first
+
+
+def test_edge_shape_matches_the_array_computation() -> None:
+    # The shape test of a face's edge runs on lists; it must accept and refuse
+    # exactly as on arrays, to the last bit of the distances it returns.
+    from vision import reader
+
+    rng = np.random.default_rng(9)
+    kept = refused = 0
+    for _ in range(3000):
+        cx, cy = rng.uniform(20, 600, 2)
+        side = rng.uniform(8, 60)
+        angle = rng.uniform(0, np.pi / 2)
+        # distances from the centre to a square's edge, jittered, some rays without one
+        rays = reader._RAY_ANGLES - angle
+        dist = side / 2 / np.maximum(np.abs(np.cos(rays)), np.abs(np.sin(rays)))
+        dist = dist * rng.uniform(0.7, rng.uniform(1.1, 3.0), 16)
+        dist = np.round(dist * 4) / 4 if rng.random() < 0.5 else dist
+        dist[rng.random(16) < rng.uniform(0, 0.35)] = np.nan
+        if np.isnan(dist).all():
+            continue
+        m = int(rng.integers(1, 5))
+        diag = angle + np.pi / 4 + rng.normal(0, 0.8)
+        t = np.linspace(-1, 1, m) if m > 1 else np.zeros(1)
+        pts = np.stack([cx + t * side * 0.3 * np.cos(diag), cy + t * side * 0.3 * np.sin(diag)], axis=1)
+        pts[0] = pts[-1] if m == 3 and rng.random() < 0.1 else pts[0]
+        for centred in (True, False):
+            want = _edge_shape_in_numpy(reader, dist, cx, cy, pts, centred)
+            got = reader._edge_shape(dist.tolist(), cx, cy, pts, centred)
+            assert (want is None and got is None) or (
+                want.tobytes() == got.tobytes() and got.dtype == want.dtype
+            )
+            kept += want is not None
+            refused += want is None
+    assert kept > 1000 and refused > 1000, (kept, refused)

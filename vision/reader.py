@@ -660,6 +660,7 @@ def _segments_unbroken(lab: np.ndarray, pips: _Pips, excl: np.ndarray) -> np.nda
 # 16 directions: of the rings round a lone pip, and of the rays to a die's edge
 _RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
 _RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
+_RAY_COS_LIST, _RAY_SIN_LIST = _RAY_COS.tolist(), _RAY_SIN.tolist()
 
 
 def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[tuple[int, Die]]:
@@ -829,42 +830,61 @@ def _edge_distances_many(
     found = off.any(axis=2)
     first_off = np.argmax(off, axis=2)
     enough = found.mean(axis=1) >= EDGE_FOUND
-    for row, k in enumerate(live):
-        if not enough[row]:
-            continue
-        all_first = np.where(found[row], steps[k][first_off[row]], np.nan)
-        out[k] = _edge_shape(all_first, found[row], faces[k][0], faces[k][1], faces[k][3], centred)
+    rows = np.flatnonzero(enough).tolist()
+    for row, hits, offs in zip(rows, found[rows].tolist(), first_off[rows].tolist(), strict=True):
+        k = live[row]
+        at_k = steps[k].tolist()
+        dists = [at_k[o] if hit else math.nan for hit, o in zip(hits, offs, strict=True)]
+        out[k] = _edge_shape(dists, faces[k][0], faces[k][1], faces[k][3], centred)
     return out
 
 
 def _edge_shape(
-    all_first: np.ndarray, found: np.ndarray, cx: float, cy: float, pts: np.ndarray, centred: bool
+    dists: list[float], cx: float, cy: float, pts: np.ndarray, centred: bool
 ) -> np.ndarray | None:
-    """The edge distances found (``all_first``, NaN where none) if they outline a die's face, else None."""
-    first = all_first[found]
+    """The edge distances found (``dists``, a ray each, NaN for none) if they outline a die's face, else None.
+
+    (In plain Python: on 16 rays numpy's per-call costs were most of the time.)
+    """
+    first = [d for d in dists if d == d]
     lo_edge, hi_edge = pixels.percentiles(first, (20, 80))
     if hi_edge > EDGE_ROUNDNESS * lo_edge:
         return None
     if centred:
         # A "1" sits in the middle of its face: the edge is as far on either side.
-        half = len(all_first) // 2
-        a, b = all_first[:half], all_first[half:]
-        both = ~np.isnan(a) & ~np.isnan(b)
-        if both.sum() < 3 or pixels.median(np.maximum(a, b)[both] / np.minimum(a, b)[both]) > ONE_SYMMETRY:
+        half = len(dists) // 2
+        ratios = sorted(
+            max(a, b) / min(a, b)
+            for a, b in zip(dists[:half], dists[half:], strict=True)
+            if a == a and b == b
+        )
+        k = len(ratios) // 2
+        if (
+            len(ratios) < 3
+            or (ratios[k] if len(ratios) % 2 else (ratios[k - 1] + ratios[k]) / 2) > ONE_SYMMETRY
+        ):
             return None
     if 2 <= len(pts) <= 3:
         # The pips of a 2 or a 3 lie on a diagonal of the face, at 45 degrees
         # to its edges: a column of a half-hidden 4 or 6 is neither.
-        ex = (cx + _RAY_COS * all_first)[found].astype(np.float32)
-        ey = (cy + _RAY_SIN * all_first)[found].astype(np.float32)
-        die_angle = cv2.minAreaRect(np.stack([ex, ey], axis=1))[2]
-        d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
-        i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
-        diag = math.degrees(math.atan2(pts[j, 1] - pts[i, 1], pts[j, 0] - pts[i, 0]))
+        ends = [
+            (cx + c * d, cy + s * d)
+            for c, s, d in zip(_RAY_COS_LIST, _RAY_SIN_LIST, dists, strict=True)
+            if d == d
+        ]
+        die_angle = cv2.minAreaRect(np.array(ends, np.float32))[2]
+        p = pts.tolist()
+        far, i, j = -1.0, 0, 0
+        for a, (ax, ay) in enumerate(p):
+            for b, (bx, by) in enumerate(p):
+                d2 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by)
+                if d2 > far:
+                    far, i, j = d2, a, b
+        diag = math.degrees(math.atan2(p[j][1] - p[i][1], p[j][0] - p[i][0]))
         turn = (diag - 45.0 - die_angle) % 90.0
         if min(turn, 90.0 - turn) > EDGE_ANGLE:
             return None
-    return first
+    return np.array(first)
 
 
 def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]:
