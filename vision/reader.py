@@ -926,73 +926,6 @@ _COMBOS = {
 }
 
 
-def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int], int, float, float] | None]:
-    """For each group, the pips that best fit a layout, dropping a few strays.
-
-    Strays are side-face pips. Groups of a size are fitted together, every
-    subset at once: on a speckled table hundreds of groups are tried a level,
-    and one by one their fixed costs added up to tens of milliseconds.
-    """
-    out: list[tuple[list[int], int, float, float] | None] = [None] * len(groups)
-    by_size: dict[int, list[int]] = {}
-    for k, g in enumerate(groups):
-        if 2 <= len(g) <= 6 + MAX_DROPPED:
-            by_size.setdefault(len(g), []).append(k)
-    for n, ks in by_size.items():
-        members = np.array([groups[k] for k in ks]).reshape(len(ks), n)
-        gx, gy, gr = pips.x[members], pips.y[members], pips.r[members]
-        dist = np.sqrt((gx[:, :, None] - gx[:, None, :]) ** 2 + (gy[:, :, None] - gy[:, None, :]) ** 2)
-        # Larger layouts first; a subset scores its fit less a penalty per pip
-        # left out, and the first best score wins. A layout size that gives a
-        # score of WHOLE_GROUP_CONFIDENCE ends the search.
-        best_score = np.zeros(len(ks))
-        best_m = np.zeros(len(ks), int)
-        best_c = np.zeros(len(ks), int)
-        best_span = np.zeros(len(ks))
-        done = np.zeros(len(ks), bool)
-        for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
-            combos, drops = _COMBOS[n, m], _DROPS[n, m]
-            conf, span = _fit_all(dist, gr, combos)
-            ok = conf > 0
-            if not ok.any():
-                continue
-            kept_r = gr[:, combos]
-            if m == 2:
-                # The pips of a 2 are twins; a pip and a shadow in a corner are not.
-                ok &= ~(kept_r.max(axis=-1) > TWO_RADIUS_RATIO * kept_r.min(axis=-1))
-            if drops.shape[1]:
-                # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
-                dropped_r = gr[:, drops]
-                if m == 2:
-                    ok &= ~(dropped_r.max(axis=-1) > 0.8 * kept_r.min(axis=-1))
-                cx = gx[:, combos].mean(axis=-1)
-                cy = gy[:, combos].mean(axis=-1)
-                off = (
-                    np.hypot(gx[:, drops] - cx[..., None], gy[:, drops] - cy[..., None])
-                    > STRAY_SPANS * span[..., None]
-                )
-                small = dropped_r < 0.8 * pixels.median(kept_r, axis=-1)[..., None]
-                ok &= (off | small).all(axis=-1)
-                conf = conf - DROP_PENALTY * drops.shape[1]
-            score = np.where(ok, conf, -np.inf)
-            top = np.argmax(score, axis=1)
-            top_score = score[np.arange(len(ks)), top]
-            better = ~done & (top_score > best_score)
-            best_score[better] = top_score[better]
-            best_m[better] = m
-            best_c[better] = top[better]
-            best_span[better] = span[np.arange(len(ks)), top][better]
-            done |= best_score >= WHOLE_GROUP_CONFIDENCE
-            if done.all():
-                break
-        for b in np.nonzero(best_score > 0)[0].tolist():
-            m, c = int(best_m[b]), int(best_c[b])
-            g = groups[ks[b]]
-            kept = [g[k] for k in _COMBOS[n, m][c].tolist()]
-            out[ks[b]] = (kept, m, float(best_score[b]), float(best_span[b]) / FACE_SPAN_RATIO)
-    return out
-
-
 # The pips each subset of ``_COMBOS`` leaves out, in order.
 _DROPS = {
     (n, m): np.array([[k for k in range(n) if k not in c] for c in combos], dtype=int).reshape(
@@ -1000,6 +933,127 @@ _DROPS = {
     )
     for (n, m), combos in _COMBOS.items()
 }
+
+
+_WIDEST = 6 + MAX_DROPPED  # most pips in a group that is fitted
+
+
+def _padded(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``_COMBOS`` and ``_DROPS`` of m pips for each group size n (first index), padded
+    to the most subsets of any n (repeating the first subset) and to ``MAX_DROPPED``
+    strays (repeating the last); the pairs of each subset as flat indices into an
+    ``_WIDEST`` x ``_WIDEST`` matrix; and which subsets are real."""
+    most = max(len(_COMBOS[n, m]) for n in range(m, m + MAX_DROPPED + 1) if (n, m) in _COMBOS)
+    combos = np.zeros((_WIDEST + 1, most, m), int)
+    drops = np.zeros((_WIDEST + 1, most, MAX_DROPPED), int)
+    real = np.zeros((_WIDEST + 1, most), bool)
+    for n in range(m, m + MAX_DROPPED + 1):
+        if (n, m) not in _COMBOS:
+            continue
+        c, d = _COMBOS[n, m], _DROPS[n, m]
+        combos[n] = c[0]
+        combos[n, : len(c)] = c
+        real[n, : len(c)] = True
+        if d.shape[1]:
+            d = np.concatenate([d, np.repeat(d[:, -1:], MAX_DROPPED - d.shape[1], axis=1)], axis=1)
+            drops[n] = d[0]
+            drops[n, : len(c)] = d
+    iu = _TRIU[m]
+    pairs = combos[:, :, iu[0]] * _WIDEST + combos[:, :, iu[1]]
+    return combos, drops, pairs, real
+
+
+_PADDED = {m: _padded(m) for m in range(2, 7)}
+
+
+def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int], int, float, float] | None]:
+    """For each group, the pips that best fit a layout, dropping a few strays.
+
+    Strays are side-face pips. Larger layouts are tried first; a subset scores
+    its fit less a penalty per pip left out, the first best score wins, and a
+    layout size that gives a score of WHOLE_GROUP_CONFIDENCE ends a group's
+    search. Every group is fitted at once, a layout size at a time (subsets
+    padded to the most a group size has): on a speckled table a frame has
+    dozens of groups of eight sizes, and a pass per group size and layout
+    size cost ~25 numpy calls each.
+    """
+    out: list[tuple[list[int], int, float, float] | None] = [None] * len(groups)
+    ks = [k for k, g in enumerate(groups) if 2 <= len(g) <= 6 + MAX_DROPPED]
+    if not ks:
+        return out
+    sizes = np.array([len(groups[k]) for k in ks])
+    # members padded with the group's first pip (padded places are never picked)
+    members = np.array([groups[k] + groups[k][:1] * (_WIDEST - len(groups[k])) for k in ks])
+    gx, gy, gr = pips.x[members], pips.y[members], pips.r[members]
+    dist = np.sqrt((gx[:, :, None] - gx[:, None, :]) ** 2 + (gy[:, :, None] - gy[:, None, :]) ** 2).ravel()
+    # (flat, so that one index array picks each subset's pips)
+    gx, gy, gr = gx.ravel(), gy.ravel(), gr.ravel()
+    best_score = np.zeros(len(ks))
+    best_m = np.zeros(len(ks), int)
+    best_c = np.zeros(len(ks), int)
+    best_span = np.zeros(len(ks))
+    lo, hi = SPAN_RADII
+    for m in range(6, 1, -1):
+        # the groups that try m pips and have not found a whole-group fit yet
+        rows = np.flatnonzero(
+            (sizes >= m) & (sizes - MAX_DROPPED <= m) & (best_score < WHOLE_GROUP_CONFIDENCE)
+        )
+        if not len(rows):
+            continue
+        n = sizes[rows]
+        combos, drops, pairs, real = (t[n] for t in _PADDED[m])
+        at = rows[:, None, None] * _WIDEST
+        combos = combos + at
+        # _fit_all's fit, each group with its own subsets
+        v = np.sort(dist[pairs + at * _WIDEST], axis=-1)
+        span = v[..., -1]
+        kept_r = gr[combos]
+        radius = pixels.median(kept_r, axis=-1)
+        ratio = span / radius
+        if m == 2:
+            err = np.full(span.shape, 0.1)
+        else:
+            err = np.abs(v / span[..., None] - _SIGNATURES[m]).max(axis=-1)
+        conf = np.maximum(0.0, 1.0 - err / FIT_ERROR_SCALE[m])
+        conf[~((lo <= ratio) & (ratio <= hi))] = 0.0
+        ok = (conf > 0) & real
+        if m == 2:
+            # The pips of a 2 are twins; a pip and a shadow in a corner are not.
+            ok &= ~(kept_r.max(axis=-1) > TWO_RADIUS_RATIO * kept_r.min(axis=-1))
+        whole = n == m
+        if not whole.all():
+            # Strays are smaller (foreshortened side pips) or off the face of the
+            # kept ones. (A group with fewer strays than others repeats one; a
+            # group with none has no stray to check.)
+            drops = drops + at
+            dropped_r = gr[drops]
+            cx = gx[combos].mean(axis=-1)
+            cy = gy[combos].mean(axis=-1)
+            off = (
+                np.hypot(gx[drops] - cx[..., None], gy[drops] - cy[..., None]) > STRAY_SPANS * span[..., None]
+            )
+            small = dropped_r < 0.8 * radius[..., None]
+            strays = (off | small).all(axis=-1)
+            if m == 2:
+                strays &= ~(dropped_r.max(axis=-1) > 0.8 * kept_r.min(axis=-1))
+            ok &= strays | whole[:, None]
+            conf = np.where(whole[:, None], conf, conf - (DROP_PENALTY * (n - m))[:, None])
+        score = np.where(ok, conf, -np.inf)
+        top = np.argmax(score, axis=1)
+        each = np.arange(len(rows))
+        top_score = score[each, top]
+        better = top_score > best_score[rows]
+        won = rows[better]
+        best_score[won] = top_score[better]
+        best_m[won] = m
+        best_c[won] = top[better]
+        best_span[won] = span[each, top][better]
+    for b in np.nonzero(best_score > 0)[0].tolist():
+        m, c = int(best_m[b]), int(best_c[b])
+        g = groups[ks[b]]
+        kept = [g[k] for k in _COMBOS[len(g), m][c].tolist()]
+        out[ks[b]] = (kept, m, float(best_score[b]), float(best_span[b]) / FACE_SPAN_RATIO)
+    return out
 
 
 def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
