@@ -576,3 +576,30 @@ def test_best_subsets_match_a_pass_per_group_size() -> None:
     assert sum(len(b[0]) < len(g) for b, g in zip(got, groups, strict=True) if b is not None) > 20
     for k in range(0, len(groups), 37):
         assert reader._best_subsets(pips, groups[k : k + 5]) == got[k : k + 5]
+
+
+def test_levels_sample_each_points_own_level() -> None:
+    # The levels read together are sampled as one flat list of their pixels;
+    # each point must get its own level's Lab colour, before and after the
+    # samples pass the budget and every level is converted whole.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [2, 5], 60, np.random.default_rng(6), "wood")
+    images = [img, cv2.resize(img, (453, 339)), cv2.resize(img, (320, 240)), cv2.resize(img, (227, 170))]
+    whole = [cv2.cvtColor(m, cv2.COLOR_BGR2LAB) for m in images]
+    levels = reader._Levels([reader._LabSampler(m) for m in images])
+    rng = np.random.default_rng(1)
+    for n in (7, 3000, 150_000):
+        level = rng.integers(0, len(images), (n, 3))
+        sy = (rng.random((n, 3)) * (levels.h1[level] + 1)).astype(int)
+        sx = (rng.random((n, 3)) * (levels.w1[level] + 1)).astype(int)
+        sy[0, 0], sx[0, 0] = levels.h1[level[0, 0]], levels.w1[level[0, 0]]
+        want = np.stack(
+            [whole[k][y, x] for k, y, x in zip(level.ravel(), sy.ravel(), sx.ravel(), strict=True)]
+        )
+        assert np.array_equal(levels.at(level, sy, sx), want.reshape(n, 3, 3))
+        one = np.full_like(level, 2)
+        assert np.array_equal(levels.at(one, sy // 2, sx // 2), whole[2][sy // 2, sx // 2])
+    assert levels._sampler._lab is not None

@@ -197,16 +197,15 @@ class _Levels:
         self.labs = labs
         self.w1 = np.array([lab.shape[1] - 1 for lab in labs])
         self.h1 = np.array([lab.shape[0] - 1 for lab in labs])
+        # Every level's pixels end to end, so that a sample on any level is one
+        # index and one conversion, with no pass per level. (The conversion is
+        # per pixel: sampled or whole, a pixel gets the same Lab colour.)
+        self._sampler = _LabSampler(np.concatenate([lab._pixels for lab in labs])[None])
+        self._first = np.cumsum([0] + [lab.shape[0] * lab.shape[1] for lab in labs[:-1]])
+        self._width = np.array([lab.shape[1] for lab in labs])
 
     def at(self, level: np.ndarray, sy: np.ndarray, sx: np.ndarray) -> np.ndarray:
-        present = np.flatnonzero(np.bincount(level.ravel(), minlength=len(self.labs)))
-        if len(present) == 1:
-            return self.labs[int(present[0])][sy, sx]
-        out = np.empty((*sy.shape, 3), np.uint8)
-        for k in present.tolist():
-            on = level == k
-            out[on] = self.labs[k][sy[on], sx[on]]
-        return out
+        return self._sampler[np.zeros_like(sy), self._first[level] + sy * self._width[level] + sx]
 
 
 def _limits(lab: np.ndarray | _LabSampler | _Levels, level: np.ndarray | None) -> tuple:
