@@ -603,3 +603,39 @@ def test_levels_sample_each_points_own_level() -> None:
         one = np.full_like(level, 2)
         assert np.array_equal(levels.at(one, sy // 2, sx // 2), whole[2][sy // 2, sx // 2])
     assert levels._sampler._lab is not None
+
+
+def test_edges_of_groups_and_lone_pips_together_match_each_apart() -> None:
+    # The faces of groups and of lone pips are checked for edges in one stack,
+    # each with its own colour step; each must come out as with its step alone.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [1, 1, 2, 3, 5, 6], 40, np.random.default_rng(13), "wood")
+    lab = reader._LabSampler(img)
+    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    groups = reader._groups(lab, pips)
+    bests = [b for b in reader._best_subsets(pips, groups) if b is not None]
+    faces = [
+        (cx, cy, face, pts, r, b[3] * reader.FACE_SPAN_RATIO)
+        for (cx, cy, face, pts, r), b in zip(
+            reader._face_readings(pips, [b[0] for b in bests]), bests, strict=True
+        )
+    ]
+    looks = reader._lone_looks(lab, pips, list(range(len(pips.x))))
+    lone = [k[1] for k in looks]
+    assert len(faces) >= 4 and len(lone) >= 2
+    both = faces + lone
+    for steps in (
+        [reader.EDGE_STEP_GROUP] * len(faces) + [reader.EDGE_STEP] * len(lone),
+        [14.0, 25.0] * len(both),
+    ):
+        steps = steps[: len(both)]
+        got = reader._edge_distances_many(lab, both, True, steps, [0] * len(both))
+        assert any(e is None for e in got) and sum(e is not None for e in got) >= 4
+        for f, s, e in zip(both, steps, got, strict=True):
+            alone = reader._edge_distances_many(lab, [f], True, s)[0]
+            assert (e is None and alone is None) or e.tobytes() == alone.tobytes()
+    ones = reader._lone_dice(looks, reader._edge_distances_many(lab, lone, True, reader.EDGE_STEP))
+    assert sorted(d.value for _, d in ones) == [1, 1]

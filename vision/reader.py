@@ -662,11 +662,12 @@ _RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
 _RAY_COS_LIST, _RAY_SIN_LIST = _RAY_COS.tolist(), _RAY_SIN.tolist()
 
 
-def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[tuple[int, Die]]:
-    """Dice showing 1: pips that sit alone in the middle of a uniform face with edges.
-
-    Each comes with its place in the levels read together (0 when ``lab`` holds one level).
-    """
+def _lone_looks(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[tuple[int, tuple, float]]:
+    """Dice showing 1 are pips that sit alone in the middle of a uniform face with
+    edges: the pips of ``ks`` that do, if their face has a die's edge. For each, its
+    level (0 when ``lab`` holds one), its ``_edge_distances_many`` face and its
+    confidence; ``_lone_dice`` makes the dice. (``_read_levels`` looks for their
+    edges together with the groups'.)"""
     if not ks:
         return []
     k = np.array(ks)
@@ -704,23 +705,27 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[tuple[int, D
     at = None if level is None else np.broadcast_to(level[:, None], ox.shape)
     outer = _lab_at(lab, at, oy, ox).astype(np.float32)
     off = (np.sqrt(((outer - face[:, None, :]) ** 2).sum(-1)) > ONE_OFF_STEP).mean(axis=1)
-    dice = []
     ones = np.nonzero(off >= ONE_OFF_FACE)[0].tolist()
-    looks = [(float(x[n]), float(y[n]), face[n], float(r[n])) for n in ones]
-    levels = None if level is None else level[ones].tolist()
-    edges = _edge_distances_many(
-        lab,
-        [(px, py, f, np.array([[px, py]]), pr, pr * ONE_SPAN_RADII) for px, py, f, pr in looks],
-        True,
-        levels=levels,
-    )
-    for row, (n, (px, py, _, pr), edge) in enumerate(zip(ones, looks, edges, strict=True)):
+    levels = [0] * len(ones) if level is None else level[ones].tolist()
+    looks = []
+    for n, lv in zip(ones, levels, strict=True):
+        px, py, pr = float(x[n]), float(y[n]), float(r[n])
+        conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
+        looks.append((lv, (px, py, face[n], np.array([[px, py]]), pr, pr * ONE_SPAN_RADII), conf))
+    return looks
+
+
+def _lone_dice(
+    looks: list[tuple[int, tuple, float]], edges: list[np.ndarray | None]
+) -> list[tuple[int, Die]]:
+    """The "1"s of ``_lone_looks`` whose faces have edges (``edges``), each with its level."""
+    dice = []
+    for (lv, (px, py, _, _, pr, _), conf), edge in zip(looks, edges, strict=True):
         if edge is None:
             continue
-        conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
         half = pr * ONE_SIZE_RADII / 2
         die = Die(1, [px - half, py - half, px + half, py + half], conf, [(px, py)], pr, 2 * half)
-        dice.append((0 if levels is None else levels[row], die))
+        dice.append((lv, die))
     return dice
 
 
@@ -768,14 +773,15 @@ def _edge_distances_many(
     lab: np.ndarray,
     faces: list[tuple[float, float, np.ndarray, np.ndarray, float, float]],
     centred: bool = False,
-    step: float = EDGE_STEP,
+    step: float | list[float] = EDGE_STEP,
     levels: list[int] | None = None,
 ) -> list[np.ndarray | None]:
     """``_edge_distances`` of many faces (cx, cy, face colour, pips, pip radius, pip span) at once.
 
     A level of a speckled table has dozens of layouts to check, most of them
-    specks without an edge; their rays are sampled in one stack. ``levels``:
-    each face's level, when ``lab`` holds several (``_Levels``).
+    specks without an edge; their rays are sampled in one stack. ``step``: one
+    for all, or each face's. ``levels``: each face's level, when ``lab`` holds
+    several (``_Levels``).
     """
     out: list[np.ndarray | None] = [None] * len(faces)
     lo, hi = EDGE_SEARCH
@@ -815,6 +821,10 @@ def _edge_distances_many(
     face_of = np.nonzero(inside)[0]
     on = None if level is None else level[face_of]
     dist = np.sqrt(((_lab_at(lab, on, sy, sx).astype(np.float32) - colour[face_of]) ** 2).sum(-1))
+    if not isinstance(step, float):
+        # (float64 steps against float32 distances: the same comparisons as
+        # with one step, which numpy compares in float32; the steps are exact in both)
+        step = np.array(step, float)[live][face_of]
     off = np.zeros(px.shape, bool)
     off[inside] = dist > step
     # The layout's own pips are not the edge; only points off the face's
@@ -1134,13 +1144,23 @@ def _read_levels(levels: list[tuple[np.ndarray, bool]]) -> list[list[Die]]:
         )
     ]
     dice: list[list[Die]] = [[] for _ in levels]
-    edges = _edge_distances_many(lab, [r[:6] for r in readings], True, EDGE_STEP_GROUP, levels=where)
+    # The faces of the groups and of the lone pips have their edges looked for
+    # together, each with its own step (see EDGE_STEP_GROUP).
+    looks = _lone_looks(lab, pips, lone)
+    edges = _edge_distances_many(
+        lab,
+        [r[:6] for r in readings] + [k[1] for k in looks],
+        True,
+        [EDGE_STEP_GROUP] * len(readings) + [EDGE_STEP] * len(looks),
+        where + [k[0] for k in looks],
+    )
+    edges, lone_edges = edges[: len(readings)], edges[len(readings) :]
     for (cx, cy, _, pts, radius, _, value, conf, size), edge, lv in zip(readings, edges, where, strict=True):
         if edge is not None:
             box = _face_box(pts, cx, cy, size)
             dice[lv].append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius, size))
     ones: list[list[Die]] = [[] for _ in levels]
-    for lv, d in _lone_pips(lab, pips, lone):
+    for lv, d in _lone_dice(looks, lone_edges):
         ones[lv].append(d)
     for lv, level_ones in enumerate(ones):
         if len(level_ones) >= 2:
