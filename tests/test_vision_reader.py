@@ -543,10 +543,14 @@ def _best_subsets_size_by_size(reader, pips, groups: list[list[int]]) -> list:
     return out
 
 
-def test_best_subsets_match_a_pass_per_group_size() -> None:
-    # Groups of every size are fitted together, a layout size at a time; each
-    # must get the pips, value, score and size of a pass per group size.
+@pytest.mark.parametrize("few", [0, 10**9])
+def test_best_subsets_match_a_pass_per_group_size(monkeypatch: pytest.MonkeyPatch, few: int) -> None:
+    # Groups of every size are fitted together, a layout size at a time, or
+    # (few subsets) one by one in plain Python; each must get the pips,
+    # value, score and size of a pass per group size, to the last bit.
     from vision import reader
+
+    monkeypatch.setattr(reader, "FEW_SUBSETS", few)
 
     rng = np.random.default_rng(21)
     x, y, r = [], [], []
@@ -566,6 +570,13 @@ def test_best_subsets_match_a_pass_per_group_size() -> None:
         x += pts[:, 0].tolist()
         y += pts[:, 1].tolist()
         r += (step / rng.uniform(2.5, 4.5) * rng.uniform(0.7, 1.3, n)).tolist()
+    # Two columns of four pips: two sixes fit exactly alike (the first must
+    # win), each leaving out a row of two.
+    for k in range(4):
+        groups.append(list(range(len(x), len(x) + 8)))
+        x += [100.0 + 50 * k + 12 * (i % 2) for i in range(8)]
+        y += [400.0 + 6 * (i // 2) for i in range(8)]
+        r += [2.5] * 8
     # pips on the same spot, and a few groups of one pip repeated
     groups += [[0, 0, 1], [5, 6, 5, 7]]
     pips = reader._Pips(np.array(x), np.array(y), np.array(r), np.ones(len(x), int), np.zeros((len(x), 3)))
@@ -573,6 +584,7 @@ def test_best_subsets_match_a_pass_per_group_size() -> None:
     assert got == _best_subsets_size_by_size(reader, pips, groups)
     found = [b for b in got if b is not None]
     assert len(found) > 150 and {b[1] for b in found} == {2, 3, 4, 5, 6}
+    assert got[400] is not None and got[400][0] == groups[400][:6]
     assert sum(len(b[0]) < len(g) for b, g in zip(got, groups, strict=True) if b is not None) > 20
     for k in range(0, len(groups), 37):
         assert reader._best_subsets(pips, groups[k : k + 5]) == got[k : k + 5]
