@@ -510,8 +510,10 @@ def _links(
     The parents' pips are laid end to end along x, each parent apart, and only
     pips nearer in x than the longest link are compared: one pass for every
     parent, without the n x n matrices a parent of a few hundred pips needs.
-    Picks tied in distance go to the lower index, as a sort of each pip's
-    matrix row would pick them.
+    A pip with more candidates than picks sorts its row of its parent's
+    distance matrix, as a whole-matrix search would: numpy's default sort
+    does not keep ties in index order, so only the same sort of the same row
+    picks the same tied pips.
     """
     sizes = [len(g) for g in parents]
     if sum(sizes) == 0:
@@ -561,8 +563,8 @@ def _links(
     picks[i[few], (np.arange(len(i)) - start)[few]] = j[few]
     crowded = np.flatnonzero(many)
     if len(crowded):
-        # The nearest, ties to the lower index: a sort of the pip's row of its
-        # parent's distance matrix (inf off the candidates), the same sort.
+        # The nearest: the pip's row of its parent's distance matrix (inf off
+        # the candidates), sorted.
         lots = ~few
         for m in np.unique(size[owner[crowded]]).tolist():
             these = crowded[size[owner[crowded]] == m]
