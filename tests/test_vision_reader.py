@@ -315,7 +315,7 @@ def test_edge_rays_match_a_dense_reference() -> None:
             found = off.any(axis=1)
             if found.mean() >= reader.EDGE_FOUND:
                 first = np.where(found, steps[np.argmax(off, axis=1)], np.nan)
-                want = reader._edge_shape(first, found, cx, cy, pts, True)
+                want = reader._edge_shape(first.tolist(), cx, cy, pts, True)
         assert (edge is None and want is None) or np.array_equal(edge, want)
     assert sum(e is not None for e in got) >= 5 and sum(e is None for e in got) >= 5
 
@@ -336,3 +336,318 @@ def test_shrink_gives_the_pixels_of_area_resizing(shape: tuple[int, ...]) -> Non
         want = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
         assert np.array_equal(reader.shrink(img, size), want)
         assert np.array_equal(reader.shrink(img, size, np.float32(img)), want)
+
+
+def _links_by_matrices(reader, pips, parents: list[list[int]], link: float) -> tuple[set, dict]:
+    """The linked pairs of each parent from its full n x n matrices: the plain computation
+    ``reader._links`` must equal. Returns the pairs (parent, first, second) and each pair's
+    ``_segments_unbroken`` exclusions, sorted."""
+    pairs, excl = set(), {}
+    for owner, parent in enumerate(parents):
+        n = len(parent)
+        members = np.array(parent, int)
+        x, y, r = pips.x[members], pips.y[members], pips.r[members]
+        dist = np.sqrt((x[:, None] - x[None, :]) ** 2 + (y[:, None] - y[None, :]) ** 2)
+        rmean = (r[:, None] + r[None, :]) / 2
+        rratio = np.maximum(r[:, None], r[None, :]) / np.minimum(r[:, None], r[None, :])
+        face = pips.face[members]
+        facediff = np.sqrt(((face[:, None] - face[None, :]) ** 2).sum(-1))
+        pol = pips.polarity[members]
+        cand = (
+            (dist <= link * rmean)
+            & (dist > 1.8 * rmean)
+            & (rratio < 1.7)
+            & (pol[:, None] == pol[None, :])
+            & (facediff < reader.FACE_TOLERANCE)
+        )
+        masked = np.where(cand, dist, np.inf)
+        nbrs = np.argsort(masked, axis=1)[:, : reader.LINK_NEIGHBOURS]
+        valid = np.take_along_axis(masked, nbrs, axis=1) < np.inf
+        picks = [
+            [int(members[c]) for c, v in zip(row, ok, strict=True) if v]
+            for row, ok in zip(nbrs, valid, strict=True)
+        ]
+        for a in range(n):
+            for c, v in zip(nbrs[a], valid[a], strict=True):
+                if v:
+                    i, j = min(a, int(c)), max(a, int(c))
+                    pairs.add((owner, i, j))
+                    excl[owner, i, j] = sorted([int(members[i]), int(members[j]), *picks[i], *picks[j]])
+    return pairs, excl
+
+
+def test_links_of_all_parents_at_once_match_each_parents_matrices() -> None:
+    # The linking of every parent in one pass, pips near in x only, picks the
+    # same pairs as each parent's full distance matrix, ties in distance too
+    # (pips on a grid are tied with several neighbours at once).
+    from vision import reader
+
+    rng = np.random.default_rng(5)
+    xs, ys, rs = [rng.uniform(0, 400, 500)], [rng.uniform(0, 300, 500)], [rng.uniform(1.5, 4.0, 500)]
+    gx, gy = np.meshgrid(np.arange(6) * 7.0 + 50, np.arange(6) * 7.0 + 40)
+    xs.append(gx.ravel())
+    ys.append(gy.ravel())
+    rs.append(np.full(36, 2.5))
+    x, y, r = (np.concatenate(v) for v in (xs, ys, rs))
+    n = len(x)
+    polarity = np.where(rng.random(n) < 0.8, 1, -1)
+    face = rng.normal(150, 12, (n, 3)).astype(np.float32)
+    pips = reader._Pips(x, y, r, polarity, face)
+    grid = list(range(500, n))
+    parents = [list(range(n)), grid, grid[::2], [3], [], list(rng.permutation(500)[:40])]
+    parents += [sorted(rng.choice(n, size=int(k), replace=False).tolist()) for k in rng.integers(2, 12, 60)]
+    for link in (reader.LINK_RADII, 5.0, 4.2):
+        pi, pj, owner, excl = reader._links(pips, parents, link)
+        want_pairs, want_excl = _links_by_matrices(reader, pips, parents, link)
+        got = list(zip(owner.tolist(), pi.tolist(), pj.tolist(), strict=True))
+        assert len(got) == len(set(got)) and set(got) == want_pairs
+        assert len(want_pairs) > 300
+        for key, row in zip(got, excl.tolist(), strict=True):
+            parent = parents[key[0]]
+            assert row[:2] == [parent[key[1]], parent[key[2]]]
+            assert sorted(v for v in row if v >= 0) == want_excl[key]
+
+
+def _edge_shape_in_numpy(reader, all_first: np.ndarray, cx: float, cy: float, pts: np.ndarray, centred: bool):
+    """``reader._edge_shape`` as computed on arrays: the plain computation it must equal."""
+    import math
+
+    import cv2
+
+    from vision import pixels
+
+    found = ~np.isnan(all_first)
+    first = all_first[found]
+    lo_edge, hi_edge = pixels.percentiles(first, (20, 80))
+    if hi_edge > reader.EDGE_ROUNDNESS * lo_edge:
+        return None
+    if centred:
+        half = len(all_first) // 2
+        a, b = all_first[:half], all_first[half:]
+        both = ~np.isnan(a) & ~np.isnan(b)
+        if (
+            both.sum() < 3
+            or pixels.median(np.maximum(a, b)[both] / np.minimum(a, b)[both]) > reader.ONE_SYMMETRY
+        ):
+            return None
+    if 2 <= len(pts) <= 3:
+        ex = (cx + reader._RAY_COS * all_first)[found].astype(np.float32)
+        ey = (cy + reader._RAY_SIN * all_first)[found].astype(np.float32)
+        die_angle = cv2.minAreaRect(np.stack([ex, ey], axis=1))[2]
+        d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+        i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
+        diag = math.degrees(math.atan2(pts[j, 1] - pts[i, 1], pts[j, 0] - pts[i, 0]))
+        turn = (diag - 45.0 - die_angle) % 90.0
+        if min(turn, 90.0 - turn) > reader.EDGE_ANGLE:
+            return None
+    return first
+
+
+def test_edge_shape_matches_the_array_computation() -> None:
+    # The shape test of a face's edge runs on lists; it must accept and refuse
+    # exactly as on arrays, to the last bit of the distances it returns.
+    from vision import reader
+
+    rng = np.random.default_rng(9)
+    kept = refused = 0
+    for _ in range(3000):
+        cx, cy = rng.uniform(20, 600, 2)
+        side = rng.uniform(8, 60)
+        angle = rng.uniform(0, np.pi / 2)
+        # distances from the centre to a square's edge, jittered, some rays without one
+        rays = reader._RAY_ANGLES - angle
+        dist = side / 2 / np.maximum(np.abs(np.cos(rays)), np.abs(np.sin(rays)))
+        dist = dist * rng.uniform(0.7, rng.uniform(1.1, 3.0), 16)
+        dist = np.round(dist * 4) / 4 if rng.random() < 0.5 else dist
+        dist[rng.random(16) < rng.uniform(0, 0.35)] = np.nan
+        if np.isnan(dist).all():
+            continue
+        m = int(rng.integers(1, 5))
+        diag = angle + np.pi / 4 + rng.normal(0, 0.8)
+        t = np.linspace(-1, 1, m) if m > 1 else np.zeros(1)
+        pts = np.stack([cx + t * side * 0.3 * np.cos(diag), cy + t * side * 0.3 * np.sin(diag)], axis=1)
+        pts[0] = pts[-1] if m == 3 and rng.random() < 0.1 else pts[0]
+        for centred in (True, False):
+            want = _edge_shape_in_numpy(reader, dist, cx, cy, pts, centred)
+            got = reader._edge_shape(dist.tolist(), cx, cy, pts, centred)
+            assert (want is None and got is None) or (
+                want.tobytes() == got.tobytes() and got.dtype == want.dtype
+            )
+            kept += want is not None
+            refused += want is None
+    assert kept > 1000 and refused > 1000, (kept, refused)
+
+
+def _best_subsets_size_by_size(reader, pips, groups: list[list[int]]) -> list:
+    """``reader._best_subsets`` as a pass per group size and layout size: the plain
+    computation it must equal."""
+    from vision import pixels
+
+    out: list = [None] * len(groups)
+    by_size: dict[int, list[int]] = {}
+    for k, g in enumerate(groups):
+        if 2 <= len(g) <= 6 + reader.MAX_DROPPED:
+            by_size.setdefault(len(g), []).append(k)
+    for n, ks in by_size.items():
+        members = np.array([groups[k] for k in ks]).reshape(len(ks), n)
+        gx, gy, gr = pips.x[members], pips.y[members], pips.r[members]
+        dist = np.sqrt((gx[:, :, None] - gx[:, None, :]) ** 2 + (gy[:, :, None] - gy[:, None, :]) ** 2)
+        # Larger layouts first; a subset scores its fit less a penalty per pip
+        # left out, and the first best score wins. A layout size that gives a
+        # score of reader.WHOLE_GROUP_CONFIDENCE ends the search.
+        best_score = np.zeros(len(ks))
+        best_m = np.zeros(len(ks), int)
+        best_c = np.zeros(len(ks), int)
+        best_span = np.zeros(len(ks))
+        done = np.zeros(len(ks), bool)
+        for m in range(min(n, 6), max(1, n - reader.MAX_DROPPED - 1), -1):
+            combos, drops = reader._COMBOS[n, m], reader._DROPS[n, m]
+            conf, span = reader._fit_all(dist, gr, combos)
+            ok = conf > 0
+            if not ok.any():
+                continue
+            kept_r = gr[:, combos]
+            if m == 2:
+                # The pips of a 2 are twins; a pip and a shadow in a corner are not.
+                ok &= ~(kept_r.max(axis=-1) > reader.TWO_RADIUS_RATIO * kept_r.min(axis=-1))
+            if drops.shape[1]:
+                # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
+                dropped_r = gr[:, drops]
+                if m == 2:
+                    ok &= ~(dropped_r.max(axis=-1) > 0.8 * kept_r.min(axis=-1))
+                cx = gx[:, combos].mean(axis=-1)
+                cy = gy[:, combos].mean(axis=-1)
+                off = (
+                    np.hypot(gx[:, drops] - cx[..., None], gy[:, drops] - cy[..., None])
+                    > reader.STRAY_SPANS * span[..., None]
+                )
+                small = dropped_r < 0.8 * pixels.median(kept_r, axis=-1)[..., None]
+                ok &= (off | small).all(axis=-1)
+                conf = conf - reader.DROP_PENALTY * drops.shape[1]
+            score = np.where(ok, conf, -np.inf)
+            top = np.argmax(score, axis=1)
+            top_score = score[np.arange(len(ks)), top]
+            better = ~done & (top_score > best_score)
+            best_score[better] = top_score[better]
+            best_m[better] = m
+            best_c[better] = top[better]
+            best_span[better] = span[np.arange(len(ks)), top][better]
+            done |= best_score >= reader.WHOLE_GROUP_CONFIDENCE
+            if done.all():
+                break
+        for b in np.nonzero(best_score > 0)[0].tolist():
+            m, c = int(best_m[b]), int(best_c[b])
+            g = groups[ks[b]]
+            kept = [g[k] for k in reader._COMBOS[n, m][c].tolist()]
+            out[ks[b]] = (kept, m, float(best_score[b]), float(best_span[b]) / reader.FACE_SPAN_RATIO)
+    return out
+
+
+@pytest.mark.parametrize("few", [0, 10**9])
+def test_best_subsets_match_a_pass_per_group_size(monkeypatch: pytest.MonkeyPatch, few: int) -> None:
+    # Groups of every size are fitted together, a layout size at a time, or
+    # (few subsets) one by one in plain Python; each must get the pips,
+    # value, score and size of a pass per group size, to the last bit.
+    from vision import reader
+
+    monkeypatch.setattr(reader, "FEW_SUBSETS", few)
+
+    rng = np.random.default_rng(21)
+    x, y, r = [], [], []
+    groups = []
+    for _ in range(400):
+        n = int(rng.integers(1, 11))
+        value = int(rng.integers(2, 7))
+        step = rng.uniform(4, 12)
+        angle = rng.uniform(0, np.pi)
+        cx, cy = rng.uniform(50, 600, 2)
+        layout = np.array(reader._LAYOUTS[value], float)[: min(n, value)] * step
+        layout = layout @ np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+        layout += rng.normal(0, rng.choice([0.05, 0.5, 2.0]) * step / 10, layout.shape)
+        extra = rng.uniform(-2.5 * step, 2.5 * step, (n - len(layout), 2))
+        pts = np.concatenate([layout, extra])[rng.permutation(n)] + [cx, cy]
+        groups.append(list(range(len(x), len(x) + n)))
+        x += pts[:, 0].tolist()
+        y += pts[:, 1].tolist()
+        r += (step / rng.uniform(2.5, 4.5) * rng.uniform(0.7, 1.3, n)).tolist()
+    # Two columns of four pips: two sixes fit exactly alike (the first must
+    # win), each leaving out a row of two.
+    for k in range(4):
+        groups.append(list(range(len(x), len(x) + 8)))
+        x += [100.0 + 50 * k + 12 * (i % 2) for i in range(8)]
+        y += [400.0 + 6 * (i // 2) for i in range(8)]
+        r += [2.5] * 8
+    # pips on the same spot, and a few groups of one pip repeated
+    groups += [[0, 0, 1], [5, 6, 5, 7]]
+    pips = reader._Pips(np.array(x), np.array(y), np.array(r), np.ones(len(x), int), np.zeros((len(x), 3)))
+    got = reader._best_subsets(pips, groups)
+    assert got == _best_subsets_size_by_size(reader, pips, groups)
+    found = [b for b in got if b is not None]
+    assert len(found) > 150 and {b[1] for b in found} == {2, 3, 4, 5, 6}
+    assert got[400] is not None and got[400][0] == groups[400][:6]
+    assert sum(len(b[0]) < len(g) for b, g in zip(got, groups, strict=True) if b is not None) > 20
+    for k in range(0, len(groups), 37):
+        assert reader._best_subsets(pips, groups[k : k + 5]) == got[k : k + 5]
+
+
+def test_levels_sample_each_points_own_level() -> None:
+    # The levels read together are sampled as one flat list of their pixels;
+    # each point must get its own level's Lab colour, before and after the
+    # samples pass the budget and every level is converted whole.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [2, 5], 60, np.random.default_rng(6), "wood")
+    images = [img, cv2.resize(img, (453, 339)), cv2.resize(img, (320, 240)), cv2.resize(img, (227, 170))]
+    whole = [cv2.cvtColor(m, cv2.COLOR_BGR2LAB) for m in images]
+    levels = reader._Levels([reader._LabSampler(m) for m in images])
+    rng = np.random.default_rng(1)
+    for n in (7, 3000, 150_000):
+        level = rng.integers(0, len(images), (n, 3))
+        sy = (rng.random((n, 3)) * (levels.h1[level] + 1)).astype(int)
+        sx = (rng.random((n, 3)) * (levels.w1[level] + 1)).astype(int)
+        sy[0, 0], sx[0, 0] = levels.h1[level[0, 0]], levels.w1[level[0, 0]]
+        want = np.stack(
+            [whole[k][y, x] for k, y, x in zip(level.ravel(), sy.ravel(), sx.ravel(), strict=True)]
+        )
+        assert np.array_equal(levels.at(level, sy, sx), want.reshape(n, 3, 3))
+        one = np.full_like(level, 2)
+        assert np.array_equal(levels.at(one, sy // 2, sx // 2), whole[2][sy // 2, sx // 2])
+    assert levels._sampler._lab is not None
+
+
+def test_edges_of_groups_and_lone_pips_together_match_each_apart() -> None:
+    # The faces of groups and of lone pips are checked for edges in one stack,
+    # each with its own colour step; each must come out as with its step alone.
+    import cv2
+
+    from vision import reader
+
+    img, _ = scene(640, 480, [1, 1, 2, 3, 5, 6], 40, np.random.default_rng(13), "wood")
+    lab = reader._LabSampler(img)
+    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    groups = reader._groups(lab, pips)
+    bests = [b for b in reader._best_subsets(pips, groups) if b is not None]
+    faces = [
+        (cx, cy, face, pts, r, b[3] * reader.FACE_SPAN_RATIO)
+        for (cx, cy, face, pts, r), b in zip(
+            reader._face_readings(pips, [b[0] for b in bests]), bests, strict=True
+        )
+    ]
+    looks = reader._lone_looks(lab, pips, list(range(len(pips.x))))
+    lone = [k[1] for k in looks]
+    assert len(faces) >= 4 and len(lone) >= 2
+    both = faces + lone
+    for steps in (
+        [reader.EDGE_STEP_GROUP] * len(faces) + [reader.EDGE_STEP] * len(lone),
+        [14.0, 25.0] * len(both),
+    ):
+        steps = steps[: len(both)]
+        got = reader._edge_distances_many(lab, both, True, steps, [0] * len(both))
+        assert any(e is None for e in got) and sum(e is not None for e in got) >= 4
+        for f, s, e in zip(both, steps, got, strict=True):
+            alone = reader._edge_distances_many(lab, [f], True, s)[0]
+            assert (e is None and alone is None) or e.tobytes() == alone.tobytes()
+    ones = reader._lone_dice(looks, reader._edge_distances_many(lab, lone, True, reader.EDGE_STEP))
+    assert sorted(d.value for _, d in ones) == [1, 1]

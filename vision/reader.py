@@ -197,16 +197,15 @@ class _Levels:
         self.labs = labs
         self.w1 = np.array([lab.shape[1] - 1 for lab in labs])
         self.h1 = np.array([lab.shape[0] - 1 for lab in labs])
+        # Every level's pixels end to end, so that a sample on any level is one
+        # index and one conversion, with no pass per level. (The conversion is
+        # per pixel: sampled or whole, a pixel gets the same Lab colour.)
+        self._sampler = _LabSampler(np.concatenate([lab._pixels for lab in labs])[None])
+        self._first = np.cumsum([0] + [lab.shape[0] * lab.shape[1] for lab in labs[:-1]])
+        self._width = np.array([lab.shape[1] for lab in labs])
 
     def at(self, level: np.ndarray, sy: np.ndarray, sx: np.ndarray) -> np.ndarray:
-        present = np.flatnonzero(np.bincount(level.ravel(), minlength=len(self.labs)))
-        if len(present) == 1:
-            return self.labs[int(present[0])][sy, sx]
-        out = np.empty((*sy.shape, 3), np.uint8)
-        for k in present.tolist():
-            on = level == k
-            out[on] = self.labs[k][sy[on], sx[on]]
-        return out
+        return self._sampler[np.zeros_like(sy), self._first[level] + sy * self._width[level] + sx]
 
 
 def _limits(lab: np.ndarray | _LabSampler | _Levels, level: np.ndarray | None) -> tuple:
@@ -475,98 +474,67 @@ def _groups(lab: np.ndarray, pips: _Pips, link_radii: float = LINK_RADII) -> lis
 def _regroup(lab: np.ndarray, pips: _Pips, parents: list[list[int]], link: float) -> list[list[list[int]]]:
     """``_groups`` of each parent's pips (``pips.subset(parent)``) with links up to ``link`` pip radii.
 
-    Parents of one size are linked together, as stacked matrices: on a
-    speckled table hundreds of small groups are regrouped, and one call each
-    cost ~0.5 ms of fixed overheads. Each parent's subgroups hold indices into it.
+    The parents' links are looked for together (``_links``): on a speckled
+    table hundreds of small groups are regrouped, and one pass each cost
+    ~0.5 ms of fixed overheads. Each parent's subgroups hold indices into it.
     """
-    by_size: dict[int, list[int]] = {}
-    for k, g in enumerate(parents):
-        by_size.setdefault(len(g), []).append(k)
-    pair_parts, excl_parts, owner_parts = [], [], []
-    for n, ks in by_size.items():
-        if n > SPARSE_LINKS:
-            for k in ks:
-                pi, pj, excl = _sparse_links(pips, np.array(parents[k]), link)
-                pair_parts.append(np.stack([pi, pj], axis=1))
-                excl_parts.append(excl)
-                owner_parts.append(np.full(len(pi), k))
-            continue
-        members = np.array([parents[k] for k in ks]).reshape(len(ks), n)
-        x, y, r, pol = pips.x[members], pips.y[members], pips.r[members], pips.polarity[members]
-        dx = x[:, :, None] - x[:, None, :]
-        dy = y[:, :, None] - y[:, None, :]
-        dist = np.sqrt(dx * dx + dy * dy)
-        rmean = (r[:, :, None] + r[:, None, :]) / 2
-        rratio = np.maximum(r[:, :, None], r[:, None, :]) / np.minimum(r[:, :, None], r[:, None, :])
-        cand = (
-            (dist <= link * rmean)
-            & (dist > 1.8 * rmean)
-            & (rratio < 1.7)
-            & (pol[:, :, None] == pol[:, None, :])
-        )
-        cb, ci, cj = np.nonzero(cand)
-        face = pips.face[members]
-        facediff = np.sqrt(((face[cb, ci] - face[cb, cj]) ** 2).sum(-1))
-        far = facediff >= FACE_TOLERANCE
-        cand[cb[far], ci[far], cj[far]] = False
-        # Each pip is tried against its nearest few candidates only: the pips of a
-        # face are each other's nearest neighbours.
-        masked = np.where(cand, dist, np.inf)
-        k = min(LINK_NEIGHBOURS, n)
-        nbrs = np.argsort(masked, axis=2)[:, :, :k]
-        valid = np.take_along_axis(masked, nbrs, axis=2) < np.inf
-        vb, vi, vj = np.nonzero(valid)
-        if not len(vb):
-            continue
-        va, vc = vi, nbrs[vb, vi, vj]
-        # each pair once, in (parent, first pip, second pip) order
-        code = np.unique((vb * n + np.minimum(va, vc)) * n + np.maximum(va, vc))
-        pb, rest = np.divmod(code, n * n)
-        pi, pj = np.divmod(rest, n)
-        gn = np.where(valid, members[np.arange(len(ks))[:, None, None], nbrs], -1)
-        # neighbours of either pip, as indices into ``pips``; -1 for none
-        pad = np.full((len(code), LINK_NEIGHBOURS - k), -1)
-        excl = np.concatenate(
-            [members[pb, pi, None], members[pb, pj, None], gn[pb, pi], pad, gn[pb, pj], pad], axis=1
-        )
-        pair_parts.append(np.stack([pi, pj], axis=1))
-        excl_parts.append(excl)
-        owner_parts.append(np.array(ks)[pb])
     linked: list[list[tuple[int, int]]] = [[] for _ in parents]
-    if pair_parts:
-        excl = np.concatenate(excl_parts)
+    pi, pj, owner, excl = _links(pips, parents, link)
+    if len(pi):
         ok = _segments_unbroken(lab, pips, excl)
-        pairs = np.concatenate(pair_parts)[ok].tolist()
-        for owner, (a, b) in zip(np.concatenate(owner_parts)[ok].tolist(), pairs, strict=True):
-            linked[owner].append((a, b))
+        for k, a, b in zip(owner[ok].tolist(), pi[ok].tolist(), pj[ok].tolist(), strict=True):
+            linked[k].append((a, b))
     return [_components(len(g), links) for g, links in zip(parents, linked, strict=True)]
 
 
-# Above this many pips (a level of a speckled table has 150-600) links are
-# looked for among pips near in x only, not in an n x n matrix: 10 ms a level
-# at 400-600 pips came down to ~3 ms.
+# Above this many pips (a level of a speckled table has 150-600) groups are
+# formed by repeated labelling in numpy rather than by a union-find in Python.
 SPARSE_LINKS = 96
 
 
-def _sparse_links(pips: _Pips, members: np.ndarray, link: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The linked pairs ``_regroup`` tries among ``members`` (pair ends as indices into
-    ``members``, and per pair the ``_segments_unbroken`` exclusions), the same as from
-    the full matrices.
+def _links(
+    pips: _Pips, parents: list[list[int]], link: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of pips of each parent that ``_regroup`` checks for unbroken face.
 
-    A link spans at most ``link`` times the larger pip's radius, so pips
-    farther apart in x are never candidates. A pip with more candidates than
-    it tries gets its full row of the matrix, sorted as the dense path sorts it.
+    Two pips of a parent are a candidate pair when near for their size
+    (within ``link`` times their mean radius, beyond 1.8), alike in size and
+    polarity, and on faces of like colour. Each pip is tried against its
+    nearest ``LINK_NEIGHBOURS`` candidates only (the pips of a face are each
+    other's nearest neighbours): a pair is kept when either pip picks the other.
+
+    Returns per pair its pips as indices into its parent (first the lower),
+    the parent, and the ``_segments_unbroken`` exclusions (its two pips, then
+    both pips' picks, as indices into ``pips``; -1 for none).
+
+    The parents' pips are laid end to end along x, each parent apart, and only
+    pips nearer in x than the longest link are compared: one pass for every
+    parent, without the n x n matrices a parent of a few hundred pips needs.
+    A pip with more candidates than picks sorts its row of its parent's
+    distance matrix, as a whole-matrix search would: numpy's default sort
+    does not keep ties in index order, so only the same sort of the same row
+    picks the same tied pips.
     """
-    n = len(members)
+    sizes = [len(g) for g in parents]
+    if sum(sizes) == 0:
+        e = np.zeros(0, int)
+        return e, e, e, np.zeros((0, 2 + 2 * LINK_NEIGHBOURS), int)
+    members = np.fromiter(itertools.chain.from_iterable(parents), int, sum(sizes))
+    size = np.array(sizes)
+    owner = np.repeat(np.arange(len(parents)), size)
+    first = np.cumsum(size) - size
+    local = np.arange(len(members)) - first[owner]
     x, y, r = pips.x[members], pips.y[members], pips.r[members]
     pol, face = pips.polarity[members], pips.face[members]
-    order = np.argsort(x, kind="stable")
-    xs = x[order]
+    # A link spans at most ``link`` times the larger pip's radius.
     reach = link * float(r.max()) * (1 + 1e-9) + 1e-6
-    lo = np.searchsorted(xs, xs - reach, "left")
-    hi = np.searchsorted(xs, xs + reach, "right")
-    counts = hi - lo
-    row = np.repeat(np.arange(n), counts)
+    apart = float(x.max() - x.min()) + 4 * reach + 1
+    key = x + owner * apart
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    lo = np.searchsorted(ks, ks - reach, "left")
+    counts = np.searchsorted(ks, ks + reach, "right") - lo
+    row = np.repeat(np.arange(len(members)), counts)
     col = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(lo, counts)
     i, j = order[row], order[col]
     dx = x[i] - x[j]
@@ -574,33 +542,44 @@ def _sparse_links(pips: _Pips, members: np.ndarray, link: float) -> tuple[np.nda
     dist = np.sqrt(dx * dx + dy * dy)
     rmean = (r[i] + r[j]) / 2
     rratio = np.maximum(r[i], r[j]) / np.minimum(r[i], r[j])
-    cand = (dist <= link * rmean) & (dist > 1.8 * rmean) & (rratio < 1.7) & (pol[i] == pol[j])
+    cand = (
+        (owner[i] == owner[j])
+        & (dist <= link * rmean)
+        & (dist > 1.8 * rmean)
+        & (rratio < 1.7)
+        & (pol[i] == pol[j])
+    )
     i, j, dist = i[cand], j[cand], dist[cand]
     near = np.sqrt(((face[i] - face[j]) ** 2).sum(-1)) < FACE_TOLERANCE
     i, j, dist = i[near], j[near], dist[near]
-    # by pip, then by partner: the order of the matrix's rows
+    # by pip, then by partner
     by = np.lexsort((j, i))
     i, j, dist = i[by], j[by], dist[by]
-    k = min(LINK_NEIGHBOURS, n)
-    nbrs = np.full((n, k), -1)
-    many = np.bincount(i, minlength=n) > k
+    n = len(members)
+    picks = np.full((n, LINK_NEIGHBOURS), -1)
+    many = np.bincount(i, minlength=n) > LINK_NEIGHBOURS
     few = ~many[i]
     start = np.searchsorted(i, i, "left")
-    nbrs[i[few], (np.arange(len(i)) - start)[few]] = j[few]
-    crowded = np.nonzero(many)[0]
+    picks[i[few], (np.arange(len(i)) - start)[few]] = j[few]
+    crowded = np.flatnonzero(many)
     if len(crowded):
-        rows = np.full((len(crowded), n), np.inf)
-        slot = np.searchsorted(crowded, i[~few])
-        rows[slot, j[~few]] = dist[~few]
-        nbrs[crowded] = np.argsort(rows, axis=1)[:, :k]
-    vi, vj = np.nonzero(nbrs >= 0)
-    va, vc = vi, nbrs[vi, vj]
-    code = np.unique(np.minimum(va, vc) * n + np.maximum(va, vc))
-    pi, pj = np.divmod(code, n)
-    gn = np.where(nbrs >= 0, members[np.maximum(nbrs, 0)], -1)
-    pad = np.full((len(code), LINK_NEIGHBOURS - k), -1)
-    excl = np.concatenate([members[pi, None], members[pj, None], gn[pi], pad, gn[pj], pad], axis=1)
-    return pi, pj, excl
+        # The nearest: the pip's row of its parent's distance matrix (inf off
+        # the candidates), sorted.
+        lots = ~few
+        for m in np.unique(size[owner[crowded]]).tolist():
+            these = crowded[size[owner[crowded]] == m]
+            rows = np.full((len(these), m), np.inf)
+            mine = lots & (size[owner[i]] == m)
+            rows[np.searchsorted(these, i[mine]), local[j[mine]]] = dist[mine]
+            chosen = np.argsort(rows, axis=1)[:, :LINK_NEIGHBOURS]
+            picks[these] = chosen + first[owner[these]][:, None]
+    vi, vj = np.nonzero(picks >= 0)
+    vc = picks[vi, vj]
+    code = np.unique(np.minimum(vi, vc) * n + np.maximum(vi, vc))
+    a, b = np.divmod(code, n)
+    chosen = np.where(picks >= 0, members[np.maximum(picks, 0)], -1)
+    excl = np.concatenate([members[a, None], members[b, None], chosen[a], chosen[b]], axis=1)
+    return local[a], local[b], owner[a], excl
 
 
 def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
@@ -682,13 +661,15 @@ def _segments_unbroken(lab: np.ndarray, pips: _Pips, excl: np.ndarray) -> np.nda
 # 16 directions: of the rings round a lone pip, and of the rays to a die's edge
 _RAY_ANGLES = np.linspace(0, 2 * math.pi, 16, endpoint=False)
 _RAY_COS, _RAY_SIN = np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)
+_RAY_COS_LIST, _RAY_SIN_LIST = _RAY_COS.tolist(), _RAY_SIN.tolist()
 
 
-def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[tuple[int, Die]]:
-    """Dice showing 1: pips that sit alone in the middle of a uniform face with edges.
-
-    Each comes with its place in the levels read together (0 when ``lab`` holds one level).
-    """
+def _lone_looks(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[tuple[int, tuple, float]]:
+    """Dice showing 1 are pips that sit alone in the middle of a uniform face with
+    edges: the pips of ``ks`` that do, if their face has a die's edge. For each, its
+    level (0 when ``lab`` holds one), its ``_edge_distances_many`` face and its
+    confidence; ``_lone_dice`` makes the dice. (``_read_levels`` looks for their
+    edges together with the groups'.)"""
     if not ks:
         return []
     k = np.array(ks)
@@ -726,23 +707,27 @@ def _lone_pips(lab: np.ndarray, pips: _Pips, ks: list[int]) -> list[tuple[int, D
     at = None if level is None else np.broadcast_to(level[:, None], ox.shape)
     outer = _lab_at(lab, at, oy, ox).astype(np.float32)
     off = (np.sqrt(((outer - face[:, None, :]) ** 2).sum(-1)) > ONE_OFF_STEP).mean(axis=1)
-    dice = []
     ones = np.nonzero(off >= ONE_OFF_FACE)[0].tolist()
-    looks = [(float(x[n]), float(y[n]), face[n], float(r[n])) for n in ones]
-    levels = None if level is None else level[ones].tolist()
-    edges = _edge_distances_many(
-        lab,
-        [(px, py, f, np.array([[px, py]]), pr, pr * ONE_SPAN_RADII) for px, py, f, pr in looks],
-        True,
-        levels=levels,
-    )
-    for row, (n, (px, py, _, pr), edge) in enumerate(zip(ones, looks, edges, strict=True)):
+    levels = [0] * len(ones) if level is None else level[ones].tolist()
+    looks = []
+    for n, lv in zip(ones, levels, strict=True):
+        px, py, pr = float(x[n]), float(y[n]), float(r[n])
+        conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
+        looks.append((lv, (px, py, face[n], np.array([[px, py]]), pr, pr * ONE_SPAN_RADII), conf))
+    return looks
+
+
+def _lone_dice(
+    looks: list[tuple[int, tuple, float]], edges: list[np.ndarray | None]
+) -> list[tuple[int, Die]]:
+    """The "1"s of ``_lone_looks`` whose faces have edges (``edges``), each with its level."""
+    dice = []
+    for (lv, (px, py, _, _, pr, _), conf), edge in zip(looks, edges, strict=True):
         if edge is None:
             continue
-        conf = min(1.0, 0.5 + 0.5 * (float(uniform[n]) - ONE_UNIFORM) / (1 - ONE_UNIFORM + 1e-9))
         half = pr * ONE_SIZE_RADII / 2
         die = Die(1, [px - half, py - half, px + half, py + half], conf, [(px, py)], pr, 2 * half)
-        dice.append((0 if levels is None else levels[row], die))
+        dice.append((lv, die))
     return dice
 
 
@@ -790,14 +775,15 @@ def _edge_distances_many(
     lab: np.ndarray,
     faces: list[tuple[float, float, np.ndarray, np.ndarray, float, float]],
     centred: bool = False,
-    step: float = EDGE_STEP,
+    step: float | list[float] = EDGE_STEP,
     levels: list[int] | None = None,
 ) -> list[np.ndarray | None]:
     """``_edge_distances`` of many faces (cx, cy, face colour, pips, pip radius, pip span) at once.
 
     A level of a speckled table has dozens of layouts to check, most of them
-    specks without an edge; their rays are sampled in one stack. ``levels``:
-    each face's level, when ``lab`` holds several (``_Levels``).
+    specks without an edge; their rays are sampled in one stack. ``step``: one
+    for all, or each face's. ``levels``: each face's level, when ``lab`` holds
+    several (``_Levels``).
     """
     out: list[np.ndarray | None] = [None] * len(faces)
     lo, hi = EDGE_SEARCH
@@ -837,6 +823,10 @@ def _edge_distances_many(
     face_of = np.nonzero(inside)[0]
     on = None if level is None else level[face_of]
     dist = np.sqrt(((_lab_at(lab, on, sy, sx).astype(np.float32) - colour[face_of]) ** 2).sum(-1))
+    if not isinstance(step, float):
+        # (float64 steps against float32 distances: the same comparisons as
+        # with one step, which numpy compares in float32; the steps are exact in both)
+        step = np.array(step, float)[live][face_of]
     off = np.zeros(px.shape, bool)
     off[inside] = dist > step
     # The layout's own pips are not the edge; only points off the face's
@@ -851,42 +841,61 @@ def _edge_distances_many(
     found = off.any(axis=2)
     first_off = np.argmax(off, axis=2)
     enough = found.mean(axis=1) >= EDGE_FOUND
-    for row, k in enumerate(live):
-        if not enough[row]:
-            continue
-        all_first = np.where(found[row], steps[k][first_off[row]], np.nan)
-        out[k] = _edge_shape(all_first, found[row], faces[k][0], faces[k][1], faces[k][3], centred)
+    rows = np.flatnonzero(enough).tolist()
+    for row, hits, offs in zip(rows, found[rows].tolist(), first_off[rows].tolist(), strict=True):
+        k = live[row]
+        at_k = steps[k].tolist()
+        dists = [at_k[o] if hit else math.nan for hit, o in zip(hits, offs, strict=True)]
+        out[k] = _edge_shape(dists, faces[k][0], faces[k][1], faces[k][3], centred)
     return out
 
 
 def _edge_shape(
-    all_first: np.ndarray, found: np.ndarray, cx: float, cy: float, pts: np.ndarray, centred: bool
+    dists: list[float], cx: float, cy: float, pts: np.ndarray, centred: bool
 ) -> np.ndarray | None:
-    """The edge distances found (``all_first``, NaN where none) if they outline a die's face, else None."""
-    first = all_first[found]
+    """The edge distances found (``dists``, a ray each, NaN for none) if they outline a die's face, else None.
+
+    (In plain Python: on 16 rays numpy's per-call costs were most of the time.)
+    """
+    first = [d for d in dists if d == d]
     lo_edge, hi_edge = pixels.percentiles(first, (20, 80))
     if hi_edge > EDGE_ROUNDNESS * lo_edge:
         return None
     if centred:
         # A "1" sits in the middle of its face: the edge is as far on either side.
-        half = len(all_first) // 2
-        a, b = all_first[:half], all_first[half:]
-        both = ~np.isnan(a) & ~np.isnan(b)
-        if both.sum() < 3 or pixels.median(np.maximum(a, b)[both] / np.minimum(a, b)[both]) > ONE_SYMMETRY:
+        half = len(dists) // 2
+        ratios = sorted(
+            max(a, b) / min(a, b)
+            for a, b in zip(dists[:half], dists[half:], strict=True)
+            if a == a and b == b
+        )
+        k = len(ratios) // 2
+        if (
+            len(ratios) < 3
+            or (ratios[k] if len(ratios) % 2 else (ratios[k - 1] + ratios[k]) / 2) > ONE_SYMMETRY
+        ):
             return None
     if 2 <= len(pts) <= 3:
         # The pips of a 2 or a 3 lie on a diagonal of the face, at 45 degrees
         # to its edges: a column of a half-hidden 4 or 6 is neither.
-        ex = (cx + _RAY_COS * all_first)[found].astype(np.float32)
-        ey = (cy + _RAY_SIN * all_first)[found].astype(np.float32)
-        die_angle = cv2.minAreaRect(np.stack([ex, ey], axis=1))[2]
-        d2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
-        i, j = np.unravel_index(int(np.argmax(d2)), d2.shape)
-        diag = math.degrees(math.atan2(pts[j, 1] - pts[i, 1], pts[j, 0] - pts[i, 0]))
+        ends = [
+            (cx + c * d, cy + s * d)
+            for c, s, d in zip(_RAY_COS_LIST, _RAY_SIN_LIST, dists, strict=True)
+            if d == d
+        ]
+        die_angle = cv2.minAreaRect(np.array(ends, np.float32))[2]
+        p = pts.tolist()
+        far, i, j = -1.0, 0, 0
+        for a, (ax, ay) in enumerate(p):
+            for b, (bx, by) in enumerate(p):
+                d2 = (ax - bx) * (ax - bx) + (ay - by) * (ay - by)
+                if d2 > far:
+                    far, i, j = d2, a, b
+        diag = math.degrees(math.atan2(p[j][1] - p[i][1], p[j][0] - p[i][0]))
         turn = (diag - 45.0 - die_angle) % 90.0
         if min(turn, 90.0 - turn) > EDGE_ANGLE:
             return None
-    return first
+    return np.array(first)
 
 
 def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]:
@@ -928,73 +937,6 @@ _COMBOS = {
 }
 
 
-def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int], int, float, float] | None]:
-    """For each group, the pips that best fit a layout, dropping a few strays.
-
-    Strays are side-face pips. Groups of a size are fitted together, every
-    subset at once: on a speckled table hundreds of groups are tried a level,
-    and one by one their fixed costs added up to tens of milliseconds.
-    """
-    out: list[tuple[list[int], int, float, float] | None] = [None] * len(groups)
-    by_size: dict[int, list[int]] = {}
-    for k, g in enumerate(groups):
-        if 2 <= len(g) <= 6 + MAX_DROPPED:
-            by_size.setdefault(len(g), []).append(k)
-    for n, ks in by_size.items():
-        members = np.array([groups[k] for k in ks]).reshape(len(ks), n)
-        gx, gy, gr = pips.x[members], pips.y[members], pips.r[members]
-        dist = np.sqrt((gx[:, :, None] - gx[:, None, :]) ** 2 + (gy[:, :, None] - gy[:, None, :]) ** 2)
-        # Larger layouts first; a subset scores its fit less a penalty per pip
-        # left out, and the first best score wins. A layout size that gives a
-        # score of WHOLE_GROUP_CONFIDENCE ends the search.
-        best_score = np.zeros(len(ks))
-        best_m = np.zeros(len(ks), int)
-        best_c = np.zeros(len(ks), int)
-        best_span = np.zeros(len(ks))
-        done = np.zeros(len(ks), bool)
-        for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
-            combos, drops = _COMBOS[n, m], _DROPS[n, m]
-            conf, span = _fit_all(dist, gr, combos)
-            ok = conf > 0
-            if not ok.any():
-                continue
-            kept_r = gr[:, combos]
-            if m == 2:
-                # The pips of a 2 are twins; a pip and a shadow in a corner are not.
-                ok &= ~(kept_r.max(axis=-1) > TWO_RADIUS_RATIO * kept_r.min(axis=-1))
-            if drops.shape[1]:
-                # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
-                dropped_r = gr[:, drops]
-                if m == 2:
-                    ok &= ~(dropped_r.max(axis=-1) > 0.8 * kept_r.min(axis=-1))
-                cx = gx[:, combos].mean(axis=-1)
-                cy = gy[:, combos].mean(axis=-1)
-                off = (
-                    np.hypot(gx[:, drops] - cx[..., None], gy[:, drops] - cy[..., None])
-                    > STRAY_SPANS * span[..., None]
-                )
-                small = dropped_r < 0.8 * pixels.median(kept_r, axis=-1)[..., None]
-                ok &= (off | small).all(axis=-1)
-                conf = conf - DROP_PENALTY * drops.shape[1]
-            score = np.where(ok, conf, -np.inf)
-            top = np.argmax(score, axis=1)
-            top_score = score[np.arange(len(ks)), top]
-            better = ~done & (top_score > best_score)
-            best_score[better] = top_score[better]
-            best_m[better] = m
-            best_c[better] = top[better]
-            best_span[better] = span[np.arange(len(ks)), top][better]
-            done |= best_score >= WHOLE_GROUP_CONFIDENCE
-            if done.all():
-                break
-        for b in np.nonzero(best_score > 0)[0].tolist():
-            m, c = int(best_m[b]), int(best_c[b])
-            g = groups[ks[b]]
-            kept = [g[k] for k in _COMBOS[n, m][c].tolist()]
-            out[ks[b]] = (kept, m, float(best_score[b]), float(best_span[b]) / FACE_SPAN_RATIO)
-    return out
-
-
 # The pips each subset of ``_COMBOS`` leaves out, in order.
 _DROPS = {
     (n, m): np.array([[k for k in range(n) if k not in c] for c in combos], dtype=int).reshape(
@@ -1002,6 +944,207 @@ _DROPS = {
     )
     for (n, m), combos in _COMBOS.items()
 }
+
+
+_WIDEST = 6 + MAX_DROPPED  # most pips in a group that is fitted
+
+
+def _padded(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``_COMBOS`` and ``_DROPS`` of m pips for each group size n (first index), padded
+    to the most subsets of any n (repeating the first subset) and to ``MAX_DROPPED``
+    strays (repeating the last); the pairs of each subset as flat indices into an
+    ``_WIDEST`` x ``_WIDEST`` matrix; and which subsets are real."""
+    most = max(len(_COMBOS[n, m]) for n in range(m, m + MAX_DROPPED + 1) if (n, m) in _COMBOS)
+    combos = np.zeros((_WIDEST + 1, most, m), int)
+    drops = np.zeros((_WIDEST + 1, most, MAX_DROPPED), int)
+    real = np.zeros((_WIDEST + 1, most), bool)
+    for n in range(m, m + MAX_DROPPED + 1):
+        if (n, m) not in _COMBOS:
+            continue
+        c, d = _COMBOS[n, m], _DROPS[n, m]
+        combos[n] = c[0]
+        combos[n, : len(c)] = c
+        real[n, : len(c)] = True
+        if d.shape[1]:
+            d = np.concatenate([d, np.repeat(d[:, -1:], MAX_DROPPED - d.shape[1], axis=1)], axis=1)
+            drops[n] = d[0]
+            drops[n, : len(c)] = d
+    iu = _TRIU[m]
+    pairs = combos[:, :, iu[0]] * _WIDEST + combos[:, :, iu[1]]
+    return combos, drops, pairs, real
+
+
+_PADDED = {m: _padded(m) for m in range(2, 7)}
+
+
+def _best_subsets(pips: _Pips, groups: list[list[int]]) -> list[tuple[list[int], int, float, float] | None]:
+    """For each group, the pips that best fit a layout, dropping a few strays.
+
+    Strays are side-face pips. Larger layouts are tried first; a subset scores
+    its fit less a penalty per pip left out, the first best score wins, and a
+    layout size that gives a score of WHOLE_GROUP_CONFIDENCE ends a group's
+    search. Every group is fitted at once, a layout size at a time (subsets
+    padded to the most a group size has): on a speckled table a frame has
+    dozens of groups of eight sizes, and a pass per group size and layout
+    size cost ~25 numpy calls each.
+    """
+    out: list[tuple[list[int], int, float, float] | None] = [None] * len(groups)
+    ks = [k for k, g in enumerate(groups) if 2 <= len(g) <= 6 + MAX_DROPPED]
+    if not ks:
+        return out
+    if sum(_SUBSETS[len(groups[k])] for k in ks) <= FEW_SUBSETS:
+        # A few small groups (most calls): a pass per layout size costs more
+        # than trying each subset in plain Python.
+        x, y, r = pips.x.tolist(), pips.y.tolist(), pips.r.tolist()
+        for k in ks:
+            g = groups[k]
+            out[k] = _best_subset(g, [x[i] for i in g], [y[i] for i in g], [r[i] for i in g])
+        return out
+    sizes = np.array([len(groups[k]) for k in ks])
+    # members padded with the group's first pip (padded places are never picked)
+    members = np.array([groups[k] + groups[k][:1] * (_WIDEST - len(groups[k])) for k in ks])
+    gx, gy, gr = pips.x[members], pips.y[members], pips.r[members]
+    dist = np.sqrt((gx[:, :, None] - gx[:, None, :]) ** 2 + (gy[:, :, None] - gy[:, None, :]) ** 2).ravel()
+    # (flat, so that one index array picks each subset's pips)
+    gx, gy, gr = gx.ravel(), gy.ravel(), gr.ravel()
+    best_score = np.zeros(len(ks))
+    best_m = np.zeros(len(ks), int)
+    best_c = np.zeros(len(ks), int)
+    best_span = np.zeros(len(ks))
+    lo, hi = SPAN_RADII
+    for m in range(6, 1, -1):
+        # the groups that try m pips and have not found a whole-group fit yet
+        rows = np.flatnonzero(
+            (sizes >= m) & (sizes - MAX_DROPPED <= m) & (best_score < WHOLE_GROUP_CONFIDENCE)
+        )
+        if not len(rows):
+            continue
+        n = sizes[rows]
+        combos, drops, pairs, real = (t[n] for t in _PADDED[m])
+        at = rows[:, None, None] * _WIDEST
+        combos = combos + at
+        # _fit_all's fit, each group with its own subsets
+        v = np.sort(dist[pairs + at * _WIDEST], axis=-1)
+        span = v[..., -1]
+        kept_r = gr[combos]
+        radius = pixels.median(kept_r, axis=-1)
+        ratio = span / radius
+        if m == 2:
+            err = np.full(span.shape, 0.1)
+        else:
+            err = np.abs(v / span[..., None] - _SIGNATURES[m]).max(axis=-1)
+        conf = np.maximum(0.0, 1.0 - err / FIT_ERROR_SCALE[m])
+        conf[~((lo <= ratio) & (ratio <= hi))] = 0.0
+        ok = (conf > 0) & real
+        if m == 2:
+            # The pips of a 2 are twins; a pip and a shadow in a corner are not.
+            ok &= ~(kept_r.max(axis=-1) > TWO_RADIUS_RATIO * kept_r.min(axis=-1))
+        whole = n == m
+        if not whole.all():
+            # Strays are smaller (foreshortened side pips) or off the face of the
+            # kept ones. (A group with fewer strays than others repeats one; a
+            # group with none has no stray to check.)
+            drops = drops + at
+            dropped_r = gr[drops]
+            cx = gx[combos].mean(axis=-1)
+            cy = gy[combos].mean(axis=-1)
+            off = (
+                np.hypot(gx[drops] - cx[..., None], gy[drops] - cy[..., None]) > STRAY_SPANS * span[..., None]
+            )
+            small = dropped_r < 0.8 * radius[..., None]
+            strays = (off | small).all(axis=-1)
+            if m == 2:
+                strays &= ~(dropped_r.max(axis=-1) > 0.8 * kept_r.min(axis=-1))
+            ok &= strays | whole[:, None]
+            conf = np.where(whole[:, None], conf, conf - (DROP_PENALTY * (n - m))[:, None])
+        score = np.where(ok, conf, -np.inf)
+        top = np.argmax(score, axis=1)
+        each = np.arange(len(rows))
+        top_score = score[each, top]
+        better = top_score > best_score[rows]
+        won = rows[better]
+        best_score[won] = top_score[better]
+        best_m[won] = m
+        best_c[won] = top[better]
+        best_span[won] = span[each, top][better]
+    for b in np.nonzero(best_score > 0)[0].tolist():
+        m, c = int(best_m[b]), int(best_c[b])
+        g = groups[ks[b]]
+        kept = [g[k] for k in _COMBOS[len(g), m][c].tolist()]
+        out[ks[b]] = (kept, m, float(best_score[b]), float(best_span[b]) / FACE_SPAN_RATIO)
+    return out
+
+
+# Up to this many subsets in all, ``_best_subsets`` tries the groups one by one
+# in plain Python: a few microseconds a subset, against ~0.1 ms a layout size
+# stacked in numpy (three quarters of the calls on the bench frames and train
+# photos have fewer than 90 subsets; the largest ~550).
+FEW_SUBSETS = 300
+# subsets tried for a group of n pips
+_SUBSETS = {
+    n: sum(len(_COMBOS[n, m]) for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1))
+    for n in range(2, _WIDEST + 1)
+}
+_COMBO_LISTS = {key: c.tolist() for key, c in _COMBOS.items()}
+_DROP_LISTS = {key: d.tolist() for key, d in _DROPS.items()}
+_SIGNATURE_LISTS = {m: s.tolist() for m, s in _SIGNATURES.items()}
+_PAIR_LISTS = {m: list(zip(*(a.tolist() for a in _TRIU[m]), strict=True)) for m in range(2, 7)}
+
+
+def _best_subset(
+    g: list[int], x: list[float], y: list[float], r: list[float]
+) -> tuple[list[int], int, float, float] | None:
+    """``_best_subsets`` of one group ``g`` (its pips' x, y and radii), in plain Python:
+    the same arithmetic, so the same floats."""
+    n = len(g)
+    dist = [
+        [math.sqrt((xa - xb) * (xa - xb) + (ya - yb) * (ya - yb)) for xb, yb in zip(x, y, strict=True)]
+        for xa, ya in zip(x, y, strict=True)
+    ]
+    lo, hi = SPAN_RADII
+    best_score, best_m, best_c, best_span = 0.0, 0, 0, 0.0
+    for m in range(min(n, 6), max(1, n - MAX_DROPPED - 1), -1):
+        top_score, top_c, top_span = -math.inf, 0, 0.0
+        sig, pairs, scale, half = _SIGNATURE_LISTS.get(m), _PAIR_LISTS[m], FIT_ERROR_SCALE[m], m // 2
+        for c, (combo, drops) in enumerate(zip(_COMBO_LISTS[n, m], _DROP_LISTS[n, m], strict=True)):
+            v = sorted([dist[combo[a]][combo[b]] for a, b in pairs])
+            span = v[-1]
+            kept_r = sorted([r[k] for k in combo])
+            radius = kept_r[half] if m % 2 else (kept_r[half - 1] + kept_r[half]) / 2
+            ratio = span / radius
+            if not (lo <= ratio <= hi):
+                continue
+            err = 0.1 if m == 2 else max([abs(d / span - s) for d, s in zip(v, sig, strict=True)])
+            conf = max(0.0, 1.0 - err / scale)
+            if not conf > 0:
+                continue
+            if m == 2 and kept_r[-1] > TWO_RADIUS_RATIO * kept_r[0]:
+                continue
+            if drops:
+                if m == 2 and max([r[k] for k in drops]) > 0.8 * kept_r[0]:
+                    continue
+                cx = cy = 0.0
+                for k in combo:
+                    cx += x[k]
+                    cy += y[k]
+                cx, cy = cx / m, cy / m
+                # (numpy's hypot, as the stacked fit uses)
+                far = np.hypot([x[k] - cx for k in drops], [y[k] - cy for k in drops]).tolist()
+                if not all(
+                    f > STRAY_SPANS * span or r[k] < 0.8 * radius for f, k in zip(far, drops, strict=True)
+                ):
+                    continue
+                conf = conf - DROP_PENALTY * len(drops)
+            if conf > top_score:
+                top_score, top_c, top_span = conf, c, span
+        if top_score > best_score:
+            best_score, best_m, best_c, best_span = top_score, m, top_c, top_span
+        if best_score >= WHOLE_GROUP_CONFIDENCE:
+            break
+    if not best_score > 0:
+        return None
+    kept = [g[k] for k in _COMBO_LISTS[n, best_m][best_c]]
+    return kept, best_m, best_score, best_span / FACE_SPAN_RATIO
 
 
 def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
@@ -1083,13 +1226,23 @@ def _read_levels(levels: list[tuple[np.ndarray, bool]]) -> list[list[Die]]:
         )
     ]
     dice: list[list[Die]] = [[] for _ in levels]
-    edges = _edge_distances_many(lab, [r[:6] for r in readings], True, EDGE_STEP_GROUP, levels=where)
+    # The faces of the groups and of the lone pips have their edges looked for
+    # together, each with its own step (see EDGE_STEP_GROUP).
+    looks = _lone_looks(lab, pips, lone)
+    edges = _edge_distances_many(
+        lab,
+        [r[:6] for r in readings] + [k[1] for k in looks],
+        True,
+        [EDGE_STEP_GROUP] * len(readings) + [EDGE_STEP] * len(looks),
+        where + [k[0] for k in looks],
+    )
+    edges, lone_edges = edges[: len(readings)], edges[len(readings) :]
     for (cx, cy, _, pts, radius, _, value, conf, size), edge, lv in zip(readings, edges, where, strict=True):
         if edge is not None:
             box = _face_box(pts, cx, cy, size)
             dice[lv].append(Die(value, box, conf, [tuple(p) for p in pts.tolist()], radius, size))
     ones: list[list[Die]] = [[] for _ in levels]
-    for lv, d in _lone_pips(lab, pips, lone):
+    for lv, d in _lone_dice(looks, lone_edges):
         ones[lv].append(d)
     for lv, level_ones in enumerate(ones):
         if len(level_ones) >= 2:
