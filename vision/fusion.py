@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from vision import pixels, verify
+from vision import body, pixels, verify
 from vision.reader import Die
 
 if TYPE_CHECKING:
@@ -185,9 +185,10 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
     misread one. Agreeing readers are taken as independent witnesses, so the
     die's confidence rises. A pip-first-only die far larger than the frame's
     dice is dropped (SCALE_MAX); unsure readings of many pips with a body
-    behind them count as sure (MANY_PIPS). Given the frame, a die spanning
-    most of it is dropped (FRAME_MAX) and unsure dice are read once more (see
-    ``reread``).
+    behind them count as sure (MANY_PIPS). Given the frame, a sure 1 only the
+    pip-first reader found is dropped unless a die's face surrounds its pip
+    (``vision.body``), a die spanning most of the frame is dropped
+    (FRAME_MAX) and unsure dice are read once more (see ``reread``).
     """
     fused: list[Die] = []
     behind: list[set[int]] = []  # values the first readings gave each fused die
@@ -222,6 +223,13 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
         # than the others is pip-like texture grouped at the wrong scale
         typical = sides[len(sides) // 2]
         lone_pip = [d for d in lone_pip if pixels.box_side(d.box) <= SCALE_MAX * typical]
+    if image is not None:
+        # a sure 1 that the body-first reader saw no body behind must show a
+        # die's face around its pip: not the hole of a printed letter
+        bgr = pixels.as_bgr(image, "fuse")
+        lone_pip = [
+            d for d in lone_pip if d.value != 1 or d.confidence < SURE or body.lone_one_has_body(bgr, d)
+        ]
     for d in lone_pip + lone_body:
         fused.append(d)
         behind.append({d.value})

@@ -1,0 +1,64 @@
+"""A die's body behind a reading: the hole of a printed letter is no die's pip."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import Die
+from vision.body import lone_one_has_body
+from vision.fusion import fuse
+from vision.synth import DICE_COLOURS, draw_die
+
+TABLE = (150, 120, 90)
+INK = (60, 200, 230)
+
+
+def _letter_holes(text: str, font: int, scale: float, thick: int) -> tuple[np.ndarray, list[Die]]:
+    """A bold letter printed on the table, and a 1 read at each hole of it (as the pip-first reader does)."""
+    img = np.full((200, 200, 3), TABLE, np.uint8)
+    cv2.putText(img, text, (50, 150), font, scale, INK, thick, cv2.LINE_AA)
+    table = cv2.inRange(img, tuple(c - 20 for c in TABLE), tuple(c + 20 for c in TABLE))
+    n, _, stats, centres = cv2.connectedComponentsWithStats(table, connectivity=4)
+    dice = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if x == 0 or y == 0 or x + w == 200 or y + h == 200:
+            continue  # the table around the letter
+        r = float(np.sqrt(area / np.pi))
+        side = r / 0.12  # a 1's pip: about 0.12 of the die's side
+        cx, cy = (float(v) for v in centres[i])
+        box = [cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2]
+        dice.append(Die(1, box, 0.9, [(cx, cy)], r, side))
+    return img, dice
+
+
+@pytest.mark.parametrize("text", ["P", "B", "8", "R", "O"])
+@pytest.mark.parametrize(
+    ("font", "scale", "thick"), [(cv2.FONT_HERSHEY_SIMPLEX, 4, 14), (cv2.FONT_HERSHEY_SIMPLEX, 3, 12)]
+)
+def test_a_letters_hole_read_as_a_one_has_no_body(text: str, font: int, scale: float, thick: int) -> None:
+    img, holes = _letter_holes(text, font, scale, thick)
+    assert holes
+    for hole in holes:
+        assert not lone_one_has_body(img, hole)
+        assert fuse([hole], [], img) == []  # the pip-first reader's lone 1 is dropped
+        assert len(fuse([hole], [])) == 1  # (without the frame, nothing to check)
+
+
+@pytest.mark.parametrize("angle", [0.0, 20.0, 45.0])
+@pytest.mark.parametrize("size", [30.0, 60.0, 120.0])
+@pytest.mark.parametrize("colours", [(INK, TABLE), DICE_COLOURS[0], ((150, 120, 90), (20, 20, 20))])
+def test_a_dies_one_has_a_body(
+    angle: float,
+    size: float,
+    colours: tuple,
+) -> None:
+    img = np.full((300, 300, 3), TABLE, np.uint8)
+    draw_die(img, 1, (150.0, 150.0), size, angle, body=colours[0], pip=colours[1])
+    r = 0.13 * size  # vision.synth's 1
+    half = size / 2
+    one = Die(1, [150 - half, 150 - half, 150 + half, 150 + half], 0.9, [(150.0, 150.0)], r, size)
+    assert lone_one_has_body(img, one)
+    assert [d.value for d in fuse([one], [], img)] == [1]

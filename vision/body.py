@@ -1,0 +1,108 @@
+"""Does a reading have a die's body behind it?
+
+A die's top face is a body of one colour, about a die across, with its pips
+inside; the holes and bowls of printed letters (a P, an A, an 8), read as pips,
+sit in a stroke about as wide as the hole, with the table just beyond it.
+
+``one_body`` measures this for a 1 that the pip-first reader alone found (the
+body-first reader, ``vision.faces``, saw no die body there): around its pip,
+the face must be one colour (``share``) and reach at least a few pip radii
+from the pip all round (``reach``). On rendered empty tables most confident
+phantoms were such 1s (46 of the 92 of tests/test_vision_empty.py; the holes
+of bold letters on printed boards and trays), while the right ones of
+byler-d6/train and of rendered dice had a face of one colour 3.2 or more pip
+radii wide on every side.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision import pixels
+
+if TYPE_CHECKING:
+    from vision.reader import Die
+
+# Grey and two colour-opponent axes, roughly on the scale of 8-bit Lab (as in
+# vision.quality).
+_OPP = pixels.OPPONENT * np.float32([[1.0], [300 / 255], [300 / 255]])
+_SUM3 = np.ones((1, 3), np.float32)
+PIP_PX = 5.0  # pixels per pip radius the face is looked at with (larger dice are shrunk)
+FACE_REACH = 0.42  # the face looked at, in die sides from the centre (a die's inscribed disc: 0.5)
+PIP_CLEAR = 1.8  # ... leaving out this many pip radii around the pip
+PIP_CORE = 0.6  # the pip's colour: within this many pip radii of its centre
+RING = (1.6, 2.4)  # the face next to the pip, in pip radii: the stroke around a letter's hole
+RAYS = 32
+TOLERANCE = 10.0  # least colour distance (~Lab) within which a pixel is the face's colour
+
+
+def one_body(image: np.ndarray, die: Die) -> tuple[float, float]:
+    """(share, reach) of the face around the pip of ``die``, a 1, in ``image`` (BGR).
+
+    ``share`` is the part of the face (within FACE_REACH sides of the centre,
+    away from the pip) within half the pip's contrast of the face's median
+    colour. ``reach`` is how far, in pip radii, the colour next to the pip
+    runs out from the pip's centre in the direction where it runs least.
+    """
+    side = max(die.side, 0.75 * pixels.box_side(die.box))
+    cx, cy = die.pips[0] if len(die.pips) == 1 else die.center
+    r = die.pip_radius or 0.12 * side
+    crop, x0, y0 = pixels.crop(image, cx, cy, max(12.0 * r, 0.9 * side) + 2.0)
+    shrink = max(1, int(r / PIP_PX))
+    if shrink > 1:
+        crop = cv2.resize(
+            crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
+        )
+    if min(crop.shape[:2]) < 4:
+        return 1.0, math.inf
+    col = cv2.transform(crop.astype(np.float32), _OPP)
+    h, w = col.shape[:2]
+    # (a shrunk pixel's centre lies (shrink - 1) / 2 pixels into its block)
+    px, py = (cx - x0 - 0.5 * (shrink - 1)) / shrink, (cy - y0 - 0.5 * (shrink - 1)) / shrink
+    r, s = r / shrink, side / shrink
+    dist = np.hypot(*np.meshgrid(np.arange(w) - px, np.arange(h) - py))
+    pip, face_px = col[dist < PIP_CORE * r], col[(dist < FACE_REACH * s) & (dist > PIP_CLEAR * r)]
+    ring = col[(dist > RING[0] * r) & (dist < RING[1] * r)]
+    if len(pip) == 0 or len(face_px) < 4 or len(ring) < 4:
+        return 1.0, math.inf
+    pip_colour = pixels.median(pip)
+    face = pixels.median(face_px)
+    contrast = float(np.linalg.norm(pip_colour - face))
+    share = float((np.linalg.norm(face_px - face, axis=1) < 0.5 * max(contrast, 1.0)).mean())
+    # the colour next to the pip, and how far it runs out along each ray
+    near = pixels.median(ring)
+    tol = max(0.5 * float(np.linalg.norm(pip_colour - near)), TOLERANCE)
+    diff = cv2.subtract(col, (float(near[0]), float(near[1]), float(near[2]), 0.0))
+    same = cv2.transform(cv2.multiply(diff, diff), _SUM3) < tol * tol
+    steps = np.arange(0.0, float(max(h, w)), 0.5)
+    angles = np.linspace(0.0, 2.0 * math.pi, RAYS, endpoint=False)
+    xs = np.rint(px + np.cos(angles)[:, None] * steps).astype(np.intp)
+    ys = np.rint(py + np.sin(angles)[:, None] * steps).astype(np.intp)
+    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    on = np.zeros(xs.shape, bool)
+    on[inside] = same[ys[inside], xs[inside]]
+    # along each ray: out of the pip into the face's colour, then out of it
+    # (or out of the window: the face runs on as far as can be seen)
+    entered = np.maximum.accumulate(on, axis=1)
+    left = entered & ~on | ~inside
+    first_out = np.where(left.any(axis=1), left.argmax(axis=1), steps.size - 1)
+    return share, float(steps[first_out].min()) / r
+
+
+# A lone 1 (see the module's notes) needs a face of one colour: on train and
+# on rendered dice the right ones had a share of 0.93 or more and a reach of
+# 3.4 pip radii or more; of the confident phantom 1s of rendered printed
+# boards, trays and stained tables (seeds 0-20, three frame sizes) 303 of 388
+# fell below one of these.
+ONE_SHARE = 0.85
+ONE_REACH = 3.0
+
+
+def lone_one_has_body(image: np.ndarray, die: Die) -> bool:
+    """Whether ``die``, a 1 only the pip-first reader found, has a die's face around its pip."""
+    share, reach = one_body(image, die)
+    return bool(share >= ONE_SHARE and reach >= ONE_REACH)
