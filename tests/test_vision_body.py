@@ -1,4 +1,4 @@
-"""A die's body behind a reading: the hole of a printed letter is no die's pip."""
+"""A die's body behind a reading: the hole of a printed letter is no die's pip, crumbs no die's pips."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import Die
-from vision.body import lone_one_has_body
+from vision import Die, read_dice
+from vision.body import OUTLINE_MIN, lone_one_has_body, outline
 from vision.fusion import fuse
-from vision.synth import DICE_COLOURS, draw_die
+from vision.synth import DICE_COLOURS, EMPTY_KINDS, background, draw_die
 
 TABLE = (150, 120, 90)
 INK = (60, 200, 230)
@@ -62,3 +62,42 @@ def test_a_dies_one_has_a_body(
     one = Die(1, [150 - half, 150 - half, 150 + half, 150 + half], 0.9, [(150.0, 150.0)], r, size)
     assert lone_one_has_body(img, one)
     assert [d.value for d in fuse([one], [], img)] == [1]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_crumbs_on_a_stained_table_are_no_two(seed: int) -> None:
+    # two crumbs of these rendered tables lined up like a 2's pips, read
+    # surely by the pip-first reader alone; no die's outline surrounds them
+    rng = np.random.default_rng(1000 * seed + 10 * EMPTY_KINDS.index("stains"))
+    img = background(640, 480, "stains", rng)
+    assert [d for d in read_dice(img) if d.confidence >= 0.5] == []
+
+
+@pytest.mark.parametrize("angle", [0.0, 30.0])
+@pytest.mark.parametrize("size", [30.0, 60.0, 120.0])
+@pytest.mark.parametrize("kind", ["plain", "wood", "cloth"])
+@pytest.mark.parametrize("colours", [((235, 235, 235), (20, 20, 20)), DICE_COLOURS[0]])
+def test_a_die_found_by_its_pips_alone_shows_its_outline(
+    angle: float, size: float, kind: str, colours: tuple
+) -> None:
+    # (a white die on a light table too: its face stands out by its shading)
+    img = background(300, 300, kind, np.random.default_rng(1))
+    draw_die(img, 2, (150.0, 150.0), size, angle, body=colours[0], pip=colours[1])
+    step, a = 0.23 * size, np.radians(angle)  # vision.synth's pip grid
+    pips = [
+        (150 + u * step * (np.cos(a) - np.sin(a)), 150 + u * step * (np.sin(a) + np.cos(a))) for u in (-1, 1)
+    ]
+    half = size / 2
+    two = Die(2, [150 - half, 150 - half, 150 + half, 150 + half], 0.75, pips, 0.085 * size, size)
+    assert outline(img, two) >= OUTLINE_MIN
+    assert [d.value for d in fuse([two], [], img)] == [2]
+
+
+def test_pips_on_a_bare_table_show_no_outline() -> None:
+    img = background(300, 300, "wood", np.random.default_rng(4))
+    pips = [(140.0, 140.0), (160.0, 160.0)]
+    for x, y in pips:
+        cv2.circle(img, (int(x), int(y)), 3, (40, 40, 40), -1, cv2.LINE_AA)
+    two = Die(2, [125.0, 125.0, 175.0, 175.0], 0.75, pips, 3.0, 50.0)
+    assert outline(img, two) < OUTLINE_MIN
+    assert fuse([two], [], img) == []

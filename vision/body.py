@@ -1,17 +1,20 @@
 """Does a reading have a die's body behind it?
 
 A die's top face is a body of one colour, about a die across, with its pips
-inside; the holes and bowls of printed letters (a P, an A, an 8), read as pips,
-sit in a stroke about as wide as the hole, with the table just beyond it.
+inside, and it ends in four straight edges; the holes and bowls of printed
+letters (a P, an A, an 8), read as pips, sit in a stroke about as wide as the
+hole, with the table just beyond it, and crumbs on a table have no edges
+around them. ``vision.fusion`` asks this of the dice that only the pip-first
+reader found (the body-first reader, ``vision.faces``, saw no die body
+there): ``outline`` of all of them, ``one_body`` of its 1s.
 
-``one_body`` measures this for a 1 that the pip-first reader alone found (the
-body-first reader, ``vision.faces``, saw no die body there): around its pip,
-the face must be one colour (``share``) and reach at least a few pip radii
-from the pip all round (``reach``). On rendered empty tables most confident
-phantoms were such 1s (46 of the 92 of tests/test_vision_empty.py; the holes
-of bold letters on printed boards and trays), while the right ones of
-byler-d6/train and of rendered dice had a face of one colour 3.2 or more pip
-radii wide on every side.
+``one_body`` measures, around a 1's pip, how much of the face is one colour
+(``share``) and how far that colour reaches from the pip all round
+(``reach``). On rendered empty tables most confident phantoms were such 1s
+(46 of the 92 of tests/test_vision_empty.py; the holes of bold letters on
+printed boards and trays), while the right ones of byler-d6/train and of
+rendered dice had a face of one colour 3.4 or more pip radii wide on every
+side.
 """
 
 from __future__ import annotations
@@ -106,3 +109,70 @@ def lone_one_has_body(image: np.ndarray, die: Die) -> bool:
     """Whether ``die``, a 1 only the pip-first reader found, has a die's face around its pip."""
     share, reach = one_body(image, die)
     return bool(share >= ONE_SHARE and reach >= ONE_REACH)
+
+
+# --- a die's outline ---------------------------------------------------------------
+# A die's face ends in four straight edges, whether its body stands out from
+# the table by its colour or only by its shading (a white die on a white tray).
+# ``outline`` looks for them: for each turn of a square (OUTLINE_TURNS) and
+# each of its four sides, the colour step across the side at OUTLINE_REACH die
+# sides from the centre (the one that steps most), taken along the side's
+# middle OUTLINE_ALONG as its OUTLINE_RANK share (so that the edge must run
+# along most of it); the weakest of the four sides at the best turn is the
+# outline's strength (~Lab units per pixel, at OUTLINE_PX pixels a die side).
+OUTLINE_PX = 24.0
+OUTLINE_TURNS = np.radians(np.arange(0.0, 90.0, 7.5))
+OUTLINE_REACH = np.array([0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75])
+OUTLINE_ALONG = np.linspace(-0.7, 0.7, 9)
+OUTLINE_RANK = 25
+# Dice only the pip-first reader found: on train the right ones had an outline
+# of 3.1 or more (rendered ones 6.8), while the crumbs of a rendered stained
+# table read as 2s had at most 2.3, and most of the letters read as 1s that
+# ``one_body`` let through (94 of 117 on printed boards, seeds 0-20) under 2.5.
+OUTLINE_MIN = 2.5
+
+_NORMALS = np.stack(
+    [
+        np.cos(OUTLINE_TURNS[:, None] + np.arange(4) * (math.pi / 2)),
+        np.sin(OUTLINE_TURNS[:, None] + np.arange(4) * (math.pi / 2)),
+    ],
+    -1,
+)  # (turn, side, xy)
+_ALONG = np.stack([-_NORMALS[..., 1], _NORMALS[..., 0]], -1)
+# sample points in die sides from the centre: (turn, side, reach, along, xy)
+_POINTS = _NORMALS[:, :, None, None, :] * OUTLINE_REACH[None, None, :, None, None] + _ALONG[
+    :, :, None, None, :
+] * (OUTLINE_ALONG[None, None, None, :, None] * OUTLINE_REACH[None, None, :, None, None])
+_POINT_NORMALS = np.broadcast_to(_NORMALS[:, :, None, None, :], _POINTS.shape).reshape(-1, 2)
+
+
+def outline(image: np.ndarray, die: Die) -> float:
+    """Strength of the weakest side of the square outline around ``die`` in ``image`` (BGR)."""
+    side = max(die.side, 0.75 * pixels.box_side(die.box))
+    cx, cy = die.center
+    if len(die.pips) == die.value > 1:  # every layout is symmetric about the face's centre
+        cx, cy = (float(v) for v in np.mean(np.asarray(die.pips, dtype=np.float64), axis=0))
+    crop, x0, y0 = pixels.crop(image, cx, cy, 0.9 * side + 3.0)
+    shrink = max(1, int(side / OUTLINE_PX))
+    if shrink > 1:
+        crop = cv2.resize(
+            crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
+        )
+    if min(crop.shape[:2]) < 4:
+        return math.inf
+    col = cv2.transform(cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32), _OPP)
+    gx = cv2.Sobel(col, cv2.CV_32F, 1, 0, ksize=3) / 8.0  # (the Sobel sums 8 a pixel's step)
+    gy = cv2.Sobel(col, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    px, py = (cx - x0 - 0.5 * (shrink - 1)) / shrink, (cy - y0 - 0.5 * (shrink - 1)) / shrink
+    at = (_POINTS.reshape(1, -1, 2) * (side / shrink) + (px, py)).astype(np.float32)
+    sx = cv2.remap(gx, at[..., 0], at[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0]
+    sy = cv2.remap(gy, at[..., 0], at[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0]
+    across = sx * _POINT_NORMALS[:, :1] + sy * _POINT_NORMALS[:, 1:]  # (point, channel)
+    step = np.sqrt((across * across).sum(-1)).reshape(_POINTS.shape[:-1])
+    sides = np.percentile(step, OUTLINE_RANK, axis=-1).max(-1)  # (turn, side)
+    return float(sides.min(-1).max())
+
+
+def lone_pip_die_has_outline(image: np.ndarray, die: Die) -> bool:
+    """Whether ``die``, which only the pip-first reader found, shows a die's outline all round."""
+    return outline(image, die) >= OUTLINE_MIN

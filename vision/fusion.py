@@ -186,8 +186,8 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
     die's confidence rises. A pip-first-only die far larger than the frame's
     dice is dropped (SCALE_MAX); unsure readings of many pips with a body
     behind them count as sure (MANY_PIPS). Given the frame, a sure 1 only the
-    pip-first reader found is dropped unless a die's face surrounds its pip
-    (``vision.body``), a die spanning most of the frame is dropped
+    pip-first reader found is dropped unless a die's outline surrounds it and,
+    for a 1, a die's face its pip (``vision.body``), a die spanning most of the frame is dropped
     (FRAME_MAX) and unsure dice are read once more (see ``reread``).
     """
     fused: list[Die] = []
@@ -224,11 +224,15 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
         typical = sides[len(sides) // 2]
         lone_pip = [d for d in lone_pip if pixels.box_side(d.box) <= SCALE_MAX * typical]
     if image is not None:
-        # a sure 1 that the body-first reader saw no body behind must show a
-        # die's face around its pip: not the hole of a printed letter
+        # a sure die that the body-first reader saw no body behind must show a
+        # die's outline all round (not crumbs on a table, not letters), and a
+        # 1 a die's face around its pip (not the hole of a printed letter)
         bgr = pixels.as_bgr(image, "fuse")
         lone_pip = [
-            d for d in lone_pip if d.value != 1 or d.confidence < SURE or body.lone_one_has_body(bgr, d)
+            d
+            for d in lone_pip
+            if d.confidence < SURE
+            or (body.lone_pip_die_has_outline(bgr, d) and (d.value != 1 or body.lone_one_has_body(bgr, d)))
         ]
     for d in lone_pip + lone_body:
         fused.append(d)
