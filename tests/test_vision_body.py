@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision import Die, read_dice
-from vision.body import OUTLINE_MIN, lone_one_has_body, outline
+from vision.body import OUTLINE_MIN, SOME_OUTLINE, lone_one_has_body, outline
 from vision.fusion import fuse
 from vision.synth import DICE_COLOURS, EMPTY_KINDS, background, draw_die
 
@@ -101,3 +101,15 @@ def test_pips_on_a_bare_table_show_no_outline() -> None:
     two = Die(2, [125.0, 125.0, 175.0, 175.0], 0.75, pips, 3.0, 50.0)
     assert outline(img, two) < OUTLINE_MIN
     assert fuse([two], [], img) == []
+
+
+@pytest.mark.parametrize("angle", [0.0, 30.0])
+@pytest.mark.parametrize("size", [30.0, 60.0, 120.0])
+@pytest.mark.parametrize("kind", ["plain", "wood", "print"])
+def test_a_die_the_body_first_reader_found_keeps_its_outline(angle: float, size: float, kind: str) -> None:
+    img = background(300, 300, kind, np.random.default_rng(3))
+    draw_die(img, 4, (150.0, 150.0), size, angle, body=DICE_COLOURS[1][0], pip=DICE_COLOURS[1][1])
+    half = size / 2
+    four = Die(4, [150 - half, 150 - half, 150 + half, 150 + half], 0.75, side=size)
+    assert outline(img, four) >= SOME_OUTLINE
+    assert [d.value for d in fuse([], [four], img)] == [4]
