@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision import Die, read_dice
-from vision.body import OUTLINE_MIN, SOME_OUTLINE, lone_one_has_body, outline
+from vision.body import ONE_OUTLINE, OUTLINE_MIN, SOME_OUTLINE, lone_one_has_body, outline
 from vision.fusion import fuse
 from vision.synth import DICE_COLOURS, EMPTY_KINDS, background, draw_die
 
@@ -113,3 +113,16 @@ def test_a_die_the_body_first_reader_found_keeps_its_outline(angle: float, size:
     four = Die(4, [150 - half, 150 - half, 150 + half, 150 + half], 0.75, side=size)
     assert outline(img, four) >= SOME_OUTLINE
     assert [d.value for d in fuse([], [four], img)] == [4]
+
+
+def test_a_one_needs_a_clearer_outline_than_other_values() -> None:
+    # one blob is the least evidence of a die: a faint square around it is not enough
+    img = background(300, 300, "plain", np.random.default_rng(5))
+    faint = tuple(int(c) - 15 for c in img[150, 150])  # a thin line just darker than the table
+    cv2.rectangle(img, (120, 120), (180, 180), faint, 1, cv2.LINE_AA)
+    cv2.circle(img, (150, 150), 7, (20, 20, 20), -1, cv2.LINE_AA)
+    one = Die(1, [120.0, 120.0, 180.0, 180.0], 0.95, [(150.0, 150.0)], 7.0, 60.0)
+    two = Die(2, [120.0, 120.0, 180.0, 180.0], 0.75, [(138.0, 138.0), (162.0, 162.0)], 5.0, 60.0)
+    assert SOME_OUTLINE <= outline(img, one) < ONE_OUTLINE
+    assert fuse([], [one], img) == []
+    assert [d.value for d in fuse([], [two], img)] == [2]

@@ -184,11 +184,16 @@ def outline(image: np.ndarray, die: Die) -> float:
 # (the two under 2.3 on 20191208; on 20191209 3.6 or more), rendered ones 3.1;
 # letters and shapes of rendered printed boards it read as dice, 0.5 and more.
 SOME_OUTLINE = 1.2
+# A 1, the least evidence of a die (one blob), needs a clearer outline: right
+# 1s the body-first reader found had 2.32 or more on train (20191209: 2.71),
+# rendered ones 6.06; the holes of printed letters both readers read as 1s,
+# 0.2-3.8 (under 2 for 19 of 72 on seeds 0-20).
+ONE_OUTLINE = 2.0
 
 
 def has_outline(image: np.ndarray, die: Die) -> bool:
-    """Whether ``die`` shows at least some outline of a die all round."""
-    return outline(image, die) >= SOME_OUTLINE
+    """Whether ``die`` shows at least some outline of a die all round (a 1 a clearer one)."""
+    return outline(image, die) >= (ONE_OUTLINE if die.value == 1 else SOME_OUTLINE)
 
 
 def lone_pip_die_has_outline(image: np.ndarray, die: Die) -> bool:

@@ -106,7 +106,8 @@ SCALE_MIN_DICE = 3  # sure dice in the frame (the suspect one included) for a me
 # rendered printed boards it read as dice showed none (9 of the 33 confident
 # phantoms of tests/test_vision_empty.py it found, 36 of 179 on seeds 3-20).
 # Right dice are mostly read at 0.9 or more (1000 of 1342 on train), which
-# spares their cost.
+# spares their cost; sure 1s are checked however sure (see
+# vision.body.ONE_OUTLINE).
 OUTLINE_BELOW = 0.9
 
 # Dice are read from about 25 to 250 px across (see DESIGN.md), a box at most
@@ -255,7 +256,12 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
             k
             for k, d in enumerate(fused)
             if pixels.box_side(d.box) <= limit
-            and (not bodied[k] or not SURE <= d.confidence < OUTLINE_BELOW or body.has_outline(bgr, d))
+            and (
+                not bodied[k]
+                or d.confidence < SURE
+                or (d.value != 1 and d.confidence >= OUTLINE_BELOW)
+                or body.has_outline(bgr, d)
+            )
         ]
         fused, behind = [fused[k] for k in keep], [behind[k] for k in keep]
         for k, d in enumerate(fused):
