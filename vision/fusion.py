@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from vision import pixels, verify
+from vision import body, pixels, verify
 from vision.reader import Die
 
 if TYPE_CHECKING:
@@ -101,6 +101,15 @@ REREAD_RIGHT = 0.7  # share of agreeing re-reads that were right on train
 SCALE_MAX = 2.4
 SCALE_MIN_DICE = 3  # sure dice in the frame (the suspect one included) for a median side
 
+# A sure die the body-first reader found, read below OUTLINE_BELOW, must show
+# some outline all round (vision.body.has_outline): the letters and shapes of
+# rendered printed boards it read as dice showed none (9 of the 33 confident
+# phantoms of tests/test_vision_empty.py it found, 36 of 179 on seeds 3-20).
+# Right dice are mostly read at 0.9 or more (1000 of 1342 on train), which
+# spares their cost; sure 1s are checked however sure (see
+# vision.body.ONE_OUTLINE).
+OUTLINE_BELOW = 0.9
+
 # Dice are read from about 25 to 250 px across (see DESIGN.md), a box at most
 # 1.42 times that when the die is turned: 0.74 of a 640x480 frame's height.
 # A die whose box spans more of the frame's shorter side is the table's own
@@ -185,9 +194,10 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
     misread one. Agreeing readers are taken as independent witnesses, so the
     die's confidence rises. A pip-first-only die far larger than the frame's
     dice is dropped (SCALE_MAX); unsure readings of many pips with a body
-    behind them count as sure (MANY_PIPS). Given the frame, a die spanning
-    most of it is dropped (FRAME_MAX) and unsure dice are read once more (see
-    ``reread``).
+    behind them count as sure (MANY_PIPS). Given the frame, a sure 1 only the
+    pip-first reader found is dropped unless a die's outline surrounds it and,
+    for a 1, a die's face its pip (``vision.body``), a die spanning most of the frame is dropped
+    (FRAME_MAX) and unsure dice are read once more (see ``reread``).
     """
     fused: list[Die] = []
     behind: list[set[int]] = []  # values the first readings gave each fused die
@@ -222,6 +232,17 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
         # than the others is pip-like texture grouped at the wrong scale
         typical = sides[len(sides) // 2]
         lone_pip = [d for d in lone_pip if pixels.box_side(d.box) <= SCALE_MAX * typical]
+    bgr = pixels.as_bgr(image, "fuse") if image is not None else None
+    if bgr is not None:
+        # a sure die that the body-first reader saw no body behind must show a
+        # die's outline all round (not crumbs on a table, not letters), and a
+        # 1 a die's face around its pip (not the hole of a printed letter)
+        lone_pip = [
+            d
+            for d in lone_pip
+            if d.confidence < SURE
+            or (body.lone_pip_die_has_outline(bgr, d) and (d.value != 1 or body.lone_one_has_body(bgr, d)))
+        ]
     for d in lone_pip + lone_body:
         fused.append(d)
         behind.append({d.value})
@@ -231,7 +252,17 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
             fused[k] = Die(d.value, d.box, MANY_PIPS_RIGHT, d.pips, d.pip_radius, d.side)
     if image is not None:
         limit = FRAME_MAX * min(image.shape[:2])
-        keep = [k for k, d in enumerate(fused) if pixels.box_side(d.box) <= limit]
+        keep = [
+            k
+            for k, d in enumerate(fused)
+            if pixels.box_side(d.box) <= limit
+            and (
+                not bodied[k]
+                or d.confidence < SURE
+                or (d.value != 1 and d.confidence >= OUTLINE_BELOW)
+                or body.has_outline(bgr, d)
+            )
+        ]
         fused, behind = [fused[k] for k in keep], [behind[k] for k in keep]
         for k, d in enumerate(fused):
             if d.confidence >= SURE:

@@ -1,0 +1,201 @@
+"""Does a reading have a die's body behind it?
+
+A die's top face is a body of one colour, about a die across, with its pips
+inside, and it ends in four straight edges; the holes and bowls of printed
+letters (a P, an A, an 8), read as pips, sit in a stroke about as wide as the
+hole, with the table just beyond it, and crumbs on a table have no edges
+around them. ``vision.fusion`` asks this of the dice that only the pip-first
+reader found (the body-first reader, ``vision.faces``, saw no die body
+there): ``outline`` of all of them, ``one_body`` of its 1s.
+
+``one_body`` measures, around a 1's pip, how much of the face is one colour
+(``share``) and how far that colour reaches from the pip all round
+(``reach``). On rendered empty tables most confident phantoms were such 1s
+(46 of the 92 of tests/test_vision_empty.py; the holes of bold letters on
+printed boards and trays), while the right ones of byler-d6/train and of
+rendered dice had a face of one colour 3.4 or more pip radii wide on every
+side.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision import pixels
+
+if TYPE_CHECKING:
+    from vision.reader import Die
+
+# Grey and two colour-opponent axes, roughly on the scale of 8-bit Lab (as in
+# vision.quality).
+_OPP = pixels.OPPONENT * np.float32([[1.0], [300 / 255], [300 / 255]])
+_SUM3 = np.ones((1, 3), np.float32)
+PIP_PX = 5.0  # pixels per pip radius the face is looked at with (larger dice are shrunk)
+FACE_REACH = 0.42  # the face looked at, in die sides from the centre (a die's inscribed disc: 0.5)
+PIP_CLEAR = 1.8  # ... leaving out this many pip radii around the pip
+PIP_CORE = 0.6  # the pip's colour: within this many pip radii of its centre
+RING = (1.6, 2.4)  # the face next to the pip, in pip radii: the stroke around a letter's hole
+RAYS = 32
+TOLERANCE = 10.0  # least colour distance (~Lab) within which a pixel is the face's colour
+
+
+def one_body(image: np.ndarray, die: Die) -> tuple[float, float]:
+    """(share, reach) of the face around the pip of ``die``, a 1, in ``image`` (BGR).
+
+    ``share`` is the part of the face (within FACE_REACH sides of the centre,
+    away from the pip) within half the pip's contrast of the face's median
+    colour. ``reach`` is how far, in pip radii, the colour next to the pip
+    runs out from the pip's centre in the direction where it runs least.
+    """
+    side = max(die.side, 0.75 * pixels.box_side(die.box))
+    cx, cy = die.pips[0] if len(die.pips) == 1 else die.center
+    r = die.pip_radius or 0.12 * side
+    crop, x0, y0 = pixels.crop(image, cx, cy, max(12.0 * r, 0.9 * side) + 2.0)
+    shrink = max(1, int(r / PIP_PX))
+    if shrink > 1:
+        crop = cv2.resize(
+            crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
+        )
+    if min(crop.shape[:2]) < 4:
+        return 1.0, math.inf
+    col = cv2.transform(crop.astype(np.float32), _OPP)
+    h, w = col.shape[:2]
+    # (a shrunk pixel's centre lies (shrink - 1) / 2 pixels into its block)
+    px, py = (cx - x0 - 0.5 * (shrink - 1)) / shrink, (cy - y0 - 0.5 * (shrink - 1)) / shrink
+    r, s = r / shrink, side / shrink
+    dist = np.hypot(*np.meshgrid(np.arange(w) - px, np.arange(h) - py))
+    pip, face_px = col[dist < PIP_CORE * r], col[(dist < FACE_REACH * s) & (dist > PIP_CLEAR * r)]
+    ring = col[(dist > RING[0] * r) & (dist < RING[1] * r)]
+    if len(pip) == 0 or len(face_px) < 4 or len(ring) < 4:
+        return 1.0, math.inf
+    pip_colour = pixels.median(pip)
+    face = pixels.median(face_px)
+    contrast = float(np.linalg.norm(pip_colour - face))
+    share = float((np.linalg.norm(face_px - face, axis=1) < 0.5 * max(contrast, 1.0)).mean())
+    # the colour next to the pip, and how far it runs out along each ray
+    near = pixels.median(ring)
+    tol = max(0.5 * float(np.linalg.norm(pip_colour - near)), TOLERANCE)
+    diff = cv2.subtract(col, (float(near[0]), float(near[1]), float(near[2]), 0.0))
+    same = cv2.transform(cv2.multiply(diff, diff), _SUM3) < tol * tol
+    steps = np.arange(0.0, float(max(h, w)), 0.5)
+    angles = np.linspace(0.0, 2.0 * math.pi, RAYS, endpoint=False)
+    xs = np.rint(px + np.cos(angles)[:, None] * steps).astype(np.intp)
+    ys = np.rint(py + np.sin(angles)[:, None] * steps).astype(np.intp)
+    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    on = np.zeros(xs.shape, bool)
+    on[inside] = same[ys[inside], xs[inside]]
+    # along each ray: out of the pip into the face's colour, then out of it
+    # (or out of the window: the face runs on as far as can be seen)
+    entered = np.maximum.accumulate(on, axis=1)
+    left = entered & ~on | ~inside
+    first_out = np.where(left.any(axis=1), left.argmax(axis=1), steps.size - 1)
+    return share, float(steps[first_out].min()) / r
+
+
+# A lone 1 (see the module's notes) needs a face of one colour: on train and
+# on rendered dice the right ones had a share of 0.93 or more and a reach of
+# 3.4 pip radii or more; of the confident phantom 1s of rendered printed
+# boards, trays and stained tables (seeds 0-20, three frame sizes) 303 of 388
+# fell below one of these.
+ONE_SHARE = 0.85
+ONE_REACH = 3.0
+
+
+def lone_one_has_body(image: np.ndarray, die: Die) -> bool:
+    """Whether ``die``, a 1 only the pip-first reader found, has a die's face around its pip."""
+    share, reach = one_body(image, die)
+    return bool(share >= ONE_SHARE and reach >= ONE_REACH)
+
+
+# --- a die's outline ---------------------------------------------------------------
+# A die's face ends in four straight edges, whether its body stands out from
+# the table by its colour or only by its shading (a white die on a white tray).
+# ``outline`` looks for them: for each turn of a square (OUTLINE_TURNS) and
+# each of its four sides, the colour step across the side at OUTLINE_REACH die
+# sides from the centre (the one that steps most), taken along the side's
+# middle OUTLINE_ALONG as its OUTLINE_RANK share (so that the edge must run
+# along most of it); the weakest of the four sides at the best turn is the
+# outline's strength (~Lab units per pixel, at OUTLINE_PX pixels a die side).
+OUTLINE_PX = 24.0
+OUTLINE_TURNS = np.radians(np.arange(0.0, 90.0, 7.5))
+OUTLINE_REACH = np.array([0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75])
+OUTLINE_ALONG = np.linspace(-0.7, 0.7, 9)
+OUTLINE_RANK = 25
+_RANK_AT = (len(OUTLINE_ALONG) - 1) * OUTLINE_RANK // 100  # (9 points: the 25th percentile is the third)
+# Dice only the pip-first reader found: on train the right ones had an outline
+# of 3.1 or more (rendered ones 6.8), while the crumbs of a rendered stained
+# table read as 2s had at most 2.3, and most of the letters read as 1s that
+# ``one_body`` let through (94 of 117 on printed boards, seeds 0-20) under 2.5.
+OUTLINE_MIN = 2.5
+
+_NORMALS = np.stack(
+    [
+        np.cos(OUTLINE_TURNS[:, None] + np.arange(4) * (math.pi / 2)),
+        np.sin(OUTLINE_TURNS[:, None] + np.arange(4) * (math.pi / 2)),
+    ],
+    -1,
+)  # (turn, side, xy)
+_ALONG = np.stack([-_NORMALS[..., 1], _NORMALS[..., 0]], -1)
+# sample points in die sides from the centre: (turn, side, reach, along, xy)
+_POINTS = _NORMALS[:, :, None, None, :] * OUTLINE_REACH[None, None, :, None, None] + _ALONG[
+    :, :, None, None, :
+] * (OUTLINE_ALONG[None, None, None, :, None] * OUTLINE_REACH[None, None, :, None, None])
+_POINT_NORMALS = (
+    np.broadcast_to(_NORMALS[:, :, None, None, :], _POINTS.shape).reshape(-1, 2).astype(np.float32)
+)
+_POINTS = _POINTS.reshape(1, -1, 2).astype(np.float32)
+_SHAPE = (len(OUTLINE_TURNS), 4, len(OUTLINE_REACH), len(OUTLINE_ALONG))
+
+
+def outline(image: np.ndarray, die: Die) -> float:
+    """Strength of the weakest side of the square outline around ``die`` in ``image`` (BGR)."""
+    side = max(die.side, 0.75 * pixels.box_side(die.box))
+    cx, cy = die.center
+    if len(die.pips) == die.value > 1:  # every layout is symmetric about the face's centre
+        cx, cy = (float(v) for v in np.mean(np.asarray(die.pips, dtype=np.float64), axis=0))
+    crop, x0, y0 = pixels.crop(image, cx, cy, 0.9 * side + 3.0)
+    shrink = max(1, int(side / OUTLINE_PX))
+    if shrink > 1:
+        crop = cv2.resize(
+            crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
+        )
+    if min(crop.shape[:2]) < 4:
+        return math.inf
+    col = cv2.transform(cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32), _OPP)
+    gx = cv2.Sobel(col, cv2.CV_32F, 1, 0, ksize=3) / 8.0  # (the Sobel sums 8 a pixel's step)
+    gy = cv2.Sobel(col, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    px, py = (cx - x0 - 0.5 * (shrink - 1)) / shrink, (cy - y0 - 0.5 * (shrink - 1)) / shrink
+    at = _POINTS * np.float32(side / shrink) + np.float32([px, py])
+    sx = cv2.remap(gx, at[..., 0], at[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0]
+    sy = cv2.remap(gy, at[..., 0], at[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0]
+    across = sx * _POINT_NORMALS[:, :1] + sy * _POINT_NORMALS[:, 1:]  # (point, channel)
+    across *= across
+    step2 = (across[:, 0] + across[:, 1] + across[:, 2]).reshape(_SHAPE)  # squared: ranks alike
+    sides = np.partition(step2, _RANK_AT, axis=-1)[..., _RANK_AT].max(-1)  # (turn, side)
+    return math.sqrt(float(sides.min(-1).max()))
+
+
+# Any sure die needs some outline (see vision.fusion.OUTLINE_BELOW): on train
+# right dice the body-first reader found, read below 0.9, had 1.63 or more
+# (the two under 2.3 on 20191208; on 20191209 3.6 or more), rendered ones 3.1;
+# letters and shapes of rendered printed boards it read as dice, 0.5 and more.
+SOME_OUTLINE = 1.2
+# A 1, the least evidence of a die (one blob), needs a clearer outline: right
+# 1s the body-first reader found had 2.32 or more on train (20191209: 2.71),
+# rendered ones 6.06; the holes of printed letters both readers read as 1s,
+# 0.2-3.8 (under 2 for 19 of 72 on seeds 0-20).
+ONE_OUTLINE = 2.0
+
+
+def has_outline(image: np.ndarray, die: Die) -> bool:
+    """Whether ``die`` shows at least some outline of a die all round (a 1 a clearer one)."""
+    return outline(image, die) >= (ONE_OUTLINE if die.value == 1 else SOME_OUTLINE)
+
+
+def lone_pip_die_has_outline(image: np.ndarray, die: Die) -> bool:
+    """Whether ``die``, which only the pip-first reader found, shows a die's outline all round."""
+    return outline(image, die) >= OUTLINE_MIN
