@@ -62,11 +62,10 @@ def outcomes() -> dict[str, list[tuple[str, int, int, int, bool]]]:
 
 
 # Most troubled dice must be refused on every table and with every colour pair.
-# The figures allowed are those measured (70 scenes each): the few left are a
-# cocked black die whose top merges with its side face, and hidden dice whose
-# hand or object joins them too thinly or is too like the table (both scenes
-# of a hand over a red die on the wooden table).
-MISSED_AT_MOST = {"cocked": 1, "blurred": 0, "hidden": 6}
+# The figures allowed are those measured (70 scenes each): the one left is a
+# die half under a dark object on the printed tray, read as a 6 whose face
+# (the object's edge among the tray's letters) is no one colour.
+MISSED_AT_MOST = {"cocked": 0, "blurred": 0, "hidden": 1}
 # Sharp dice misread beside the troubled one, as measured: one hidden scene has
 # a sharp die just clear of the hand's palm, which joins it and is refused with
 # it; on the printed tray a sharp die on a bold letter is misread now and then
@@ -118,6 +117,22 @@ def test_the_checks_name_what_they_see() -> None:
     graded = quality.grade(img, dice)
     assert [d.confidence >= 0.5 for d in graded] == [True, False, False, False]
     assert [d.value for d in graded] == [5, 6, 4, 3]  # the value stays; only the confidence drops
+
+
+@pytest.mark.parametrize("kind", ["plain", "wood", "cloth"])
+def test_a_reading_of_part_of_a_die_is_refused(kind: str) -> None:
+    # A reader that saw only the middle of a die (as between two fingers over it)
+    # gives a box smaller than the die: the face's colour runs on beyond it.
+    img = background(640, 480, kind, np.random.default_rng(4))
+    flat = draw_die(img, 6, (200, 200), 64, 20.0, (40, 40, 200), (240, 240, 240))
+    cx, cy = flat.center
+    whole = Die(6, flat.box, 1.0)
+    middle = Die(6, [cx - 20, cy - 20, cx + 20, cy + 20], 1.0)
+    assert quality.check(img, whole).reason == ""
+    check = quality.check(img, middle)
+    assert check.reason == "not whole"
+    assert check.face_reach > 1.4 and check.face_tolerance < quality.WHOLE_TOLERANCE
+    assert [d.confidence < 0.5 for d in quality.grade(img, [whole, middle])] == [False, True]
 
 
 def test_unsure_and_readable_dice_are_left_alone() -> None:

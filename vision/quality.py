@@ -85,6 +85,21 @@ FACE_LONG = (0.6, 1.3)  # a cocked die's top may be larger than its reading's bo
 # of 70 came out unclean).
 FACE_PX = 48.0
 
+# --- a whole die in the box ---------------------------------------------------------
+# A reading's box holds the die it read, so the top face's region (above) lies
+# inside it: its rectangle's long side is at most the box's side (flat rendered
+# dice: at most 0.96 of 2082 readings). When it reaches further, the reading
+# saw only part of a die whose face runs on beyond its box (the gap between
+# two fingers over a die, or the top of a cocked die merged with its side
+# face, also read as part of a die). Only a face of one flat colour is
+# trusted: on the train photos the face's tolerance was 8.62 or more (up to
+# 15) for every right reading whose face region reached beyond 0.97 of its box;
+# on the troubled renders read confidently, 14 of 21 readings left by the other
+# checks have a face region beyond WHOLE_REACH with a tolerance under
+# WHOLE_TOLERANCE (mostly 6-7).
+WHOLE_REACH = 0.98
+WHOLE_TOLERANCE = 8.4
+
 # --- nothing over the die --------------------------------------------------------------
 # Foreground, on a copy shrunk by an integer factor to at least WORK_PX pixels
 # per die side: a colour
@@ -164,6 +179,8 @@ class FaceCheck:
     edge_side: float = 0.0  # the same, in die sides
     face_aspect: float = 1.0  # short / long side of the top face's rectangle
     face_clean: bool = False  # the top face's segmentation is trustworthy
+    face_reach: float = 0.0  # the top face region's longest extent, in sides of the reading's box
+    face_tolerance: float = FACE_TOLERANCE[1]  # the colour tolerance that region was grown with
     cover: float = 0.0  # unexplained foreground joined to the die, in die areas
     mixed: float = 0.0  # the face's core: 75th over 97th percentile distance from its median colour
     contrast: float = 0.0  # the pips' contrast on the face (the tolerance of the face's colour)
@@ -212,11 +229,15 @@ def edge_width(image: np.ndarray, cx: float, cy: float, side: float) -> float:
     return spread / max(weakest, 1e-3)
 
 
-def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, bool]:
-    """(aspect, clean) of the top face region grown from (cx, cy); clean is judged for non-square faces."""
+def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, bool, float, float]:
+    """(aspect, clean, reach, tolerance) of the top face region grown from (cx, cy).
+
+    clean is judged for non-square faces only; reach is the long side of the
+    region's rectangle in ``side``s, tolerance the colour distance it was grown with.
+    """
     crop, x0, y0 = pixels.crop(image, cx, cy, 0.9 * side)
     if crop.shape[0] < 6 or crop.shape[1] < 6:
-        return 1.0, False
+        return 1.0, False, 0.0, FACE_TOLERANCE[1]
     # the shape needs no more than about FACE_PX pixels per die side (an integer
     # shrink factor keeps the resize on OpenCV's fast path)
     shrink = max(1, int(side / FACE_PX))
@@ -241,19 +262,20 @@ def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[floa
     counts = np.bincount(centre.ravel(), minlength=n)
     counts[0] = 0
     if n <= 1 or counts.max() == 0:
-        return 1.0, False
+        return 1.0, False, 0.0, tol
     region = (labels == int(counts.argmax())).astype(np.uint8)
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outline = max(contours, key=cv2.contourArea)
     hull = cv2.convexHull(outline)
     (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
     long_side, short_side = max(rw, rh), min(rw, rh)
+    reach = long_side / side
     if short_side <= 0:
-        return 1.0, False
+        return 1.0, False, reach, tol
     if short_side / long_side >= FACE_ASPECT:
-        return short_side / long_side, True  # square: how clean matters not (and is not judged)
+        return short_side / long_side, True, reach, tol  # square: how clean matters not (and is not judged)
     if region[0].any() or region[-1].any() or region[:, 0].any() or region[:, -1].any():
-        return short_side / long_side, False  # runs out of the window: not one face
+        return short_side / long_side, False, reach, tol  # runs out of the window: not one face
     hull_area = cv2.contourArea(hull)
     filled = np.zeros_like(region)
     cv2.drawContours(filled, [outline], -1, 1, -1)
@@ -262,7 +284,7 @@ def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[floa
         and float(np.count_nonzero(filled)) / max(hull_area, 1.0) > FACE_SOLID
         and FACE_LONG[0] * side < long_side < FACE_LONG[1] * side
     )
-    return short_side / long_side, clean
+    return short_side / long_side, clean, reach, tol
 
 
 def _norms(d: np.ndarray) -> np.ndarray:
@@ -362,13 +384,15 @@ def check(image: np.ndarray, die: Die, side: float | None = None, cover: float =
         return out
     out.edge_px = edge_width(image, cx, cy, side)
     out.edge_side = out.edge_px / side
-    out.face_aspect, out.face_clean = top_face(image, cx, cy, side)
+    out.face_aspect, out.face_clean, out.face_reach, out.face_tolerance = top_face(image, cx, cy, side)
     if out.edge_px > BLUR_EDGE_PX and out.edge_side > BLUR_EDGE_SIDE:
         out.reason = "blurred"
     elif out.face_clean and out.face_aspect < FACE_ASPECT:
         out.reason = "cocked"
     elif cover > COVER:
         out.reason = "hidden"
+    elif out.face_tolerance < WHOLE_TOLERANCE and out.face_reach > WHOLE_REACH:
+        out.reason = "not whole"
     else:
         face_side = max(die.side, BOX_TO_SIDE * side)
         out.mixed, out.contrast, out.inscribed = body(image, cx, cy, face_side, die.value)
