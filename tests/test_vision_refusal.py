@@ -16,6 +16,7 @@ import pytest
 from vision import Die, pixels, quality, read_dice
 from vision.synth import (
     DICE_COLOURS,
+    SKIN,
     PlacedDie,
     background,
     blur_die,
@@ -61,11 +62,9 @@ def outcomes() -> dict[str, list[tuple[str, int, int, int, bool]]]:
     return out
 
 
-# Most troubled dice must be refused on every table and with every colour pair.
-# The figures allowed are those measured (70 scenes each): the one left is a
-# die half under a dark object on the printed tray, read as a 6 whose face
-# (the object's edge among the tray's letters) is no one colour.
-MISSED_AT_MOST = {"cocked": 0, "blurred": 0, "hidden": 1}
+# Every troubled die must be refused on every table and with every colour pair
+# (70 scenes each, as measured).
+MISSED_AT_MOST = {"cocked": 0, "blurred": 0, "hidden": 0}
 # Sharp dice misread beside the troubled one, as measured: one hidden scene has
 # a sharp die just clear of the hand's palm, which joins it and is refused with
 # it; on the printed tray a sharp die on a bold letter is misread now and then
@@ -133,6 +132,20 @@ def test_a_reading_of_part_of_a_die_is_refused(kind: str) -> None:
     assert check.reason == "not whole"
     assert check.face_reach > 1.4 and check.face_tolerance < quality.WHOLE_TOLERANCE
     assert [d.confidence < 0.5 for d in quality.grade(img, [whole, middle])] == [False, True]
+
+
+def test_a_hand_reaching_in_from_the_frame_edge_counts_for_more() -> None:
+    # The same piece of hand beside the same die: in the middle of the frame it
+    # is less than COVER, at the frame's edge it runs on out of sight.
+    covers = []
+    for x in (40, 320):
+        img = background(640, 480, "wood", np.random.default_rng(2))
+        flat = draw_die(img, 5, (x + 30, 240), 60, 0.0, (40, 40, 200), (240, 240, 240))
+        cv2.rectangle(img, (x - 40, 200), (x + 15, 280), SKIN, -1)
+        covers += quality.covers(img, [Die(5, flat.box, 1.0)], 60.0)
+    at_edge, in_middle = covers
+    assert in_middle < quality.COVER < at_edge
+    assert at_edge * quality.COVER_OUT / quality.COVER < quality.COVER  # what shows of it is less
 
 
 def test_unsure_and_readable_dice_are_left_alone() -> None:
