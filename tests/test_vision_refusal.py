@@ -173,6 +173,20 @@ def test_a_thin_line_does_not_join_a_die_to_an_object(width: int, hidden: bool) 
     assert (quality.covers(img, [Die(2, flat.box, 1.0)], 60.0)[0] > quality.COVER) == hidden
 
 
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_blurred_die_read_with_a_wide_box_is_refused(seed: int) -> None:
+    # A blurred die's box takes in its blur; the speckles of the table around
+    # it are sharp, so the edge is measured over the side the reader measured.
+    rng = np.random.default_rng(seed)
+    img = background(640, 480, "speckle", rng)
+    blur_die(
+        img, draw_die(img, 3, (320, 240), 60, 20.0, (200, 230, 240), (30, 30, 30)), 0.35, rng, motion=False
+    )
+    assert quality.edge_width(img, 320, 240, 96) < quality.BLUR_EDGE_PX  # in the whole box: sharp
+    check = quality.check(img, Die(3, [272.0, 192.0, 368.0, 288.0], 1.0, side=60.0))
+    assert check.reason == "blurred" and check.edge_px > quality.BLUR_EDGE_PX
+
+
 def test_unsure_and_readable_dice_are_left_alone() -> None:
     img, placed = scene(640, 480, [1, 2, 3, 4, 5, 6], 60, np.random.default_rng(8), "wood")
     dice = _sure_dice(placed)

@@ -53,6 +53,13 @@ SURE = 0.5  # readings below this are unsure already and are left alone
 # streaked by 0.3-0.6 of their side or defocused by 0.25-0.45 it was 6.7 px and
 # more in 95% of readings, on sharp rendered dice 2.2-5.2 px.
 BLUR_WINDOW = 0.45  # half side of the measured window
+# The window's side is the side the reader measured, within BOX_TO_SIDE-1 box
+# sides: a blurred die's box takes in its blur (up to 1.5 of the die's side),
+# and the sharp table around it then set the edge (blurred renders of held-out
+# seeds 2000-6000: 5.7-6.0 px in the box's window, 6.5-15.6 at the die's side;
+# all three left by the box's window are refused so, and one sharp die on the
+# printed tray no longer is). On the 1476 confident train readings the edge in
+# this window is 1.1-6.2 px (99th percentile 5.0): none is refused.
 BLUR_EDGE_PX = 6.3
 EDGE_RANK = 0.8  # the same as the 99th percentile up to dice about 100 px across
 # A large die (250 px) with a 7 px edge is still sharp, so the edge must also
@@ -482,7 +489,7 @@ def check(image: np.ndarray, die: Die, side: float | None = None, cover: float =
     out = FaceCheck(cover=cover)
     if side < 4:
         return out
-    out.edge_px = edge_width(image, cx, cy, side)
+    out.edge_px = edge_width(image, cx, cy, min(side, max(die.side, BOX_TO_SIDE * side)))  # see BLUR_WINDOW
     out.edge_side = out.edge_px / side
     window = _face_window(image, cx, cy, side)
     out.face_aspect, out.face_clean, out.face_reach, out.face_tolerance = _centre_face(window, cx, cy, side)
