@@ -187,6 +187,17 @@ def test_a_blurred_die_read_with_a_wide_box_is_refused(seed: int) -> None:
     assert check.reason == "blurred" and check.edge_px > quality.BLUR_EDGE_PX
 
 
+def test_an_object_reaching_in_from_the_frame_edge_is_no_wall() -> None:
+    # Two like slabs, 2.7 die sides long: one reaching in from the frame's edge,
+    # one in the middle. Neither is long enough for a wall.
+    img = background(640, 480, "plain", np.random.default_rng(7))
+    cv2.rectangle(img, (0, 200), (160, 260), DARK_OBJECT, -1)
+    cv2.rectangle(img, (300, 200), (460, 260), DARK_OBJECT, -1)
+    fg = quality.foreground(img, 60.0)
+    assert fg[205:256, 0:156].all() and fg[205:256, 304:456].all()
+    assert not fg[100:150].any()
+
+
 def test_unsure_and_readable_dice_are_left_alone() -> None:
     img, placed = scene(640, 480, [1, 2, 3, 4, 5, 6], 60, np.random.default_rng(8), "wood")
     dice = _sure_dice(placed)

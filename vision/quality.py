@@ -561,8 +561,14 @@ def foreground(work: np.ndarray, side: float) -> np.ndarray:
     fg = fg.astype(np.uint8)
     run = int(WALL_RUN * side)
     if run < min(fg.shape):
-        runs = [pixels.open_runs(fg, np.ones(shape, np.uint8)) for shape in ((1, run), (run, 1))]
-        runs = [r for r in runs if r is not None]
+        # (beyond the frame is no foreground: an erosion's border would count it
+        # as such, and an object half a run long reaching in from the frame's
+        # edge would pass for a wall)
+        h, w = fg.shape
+        m = run // 2 + 1  # as far as a run's kernel reaches out of the frame
+        framed = cv2.copyMakeBorder(fg, m, m, m, m, cv2.BORDER_CONSTANT, value=0)
+        runs = [pixels.open_runs(framed, np.ones(shape, np.uint8)) for shape in ((1, run), (run, 1))]
+        runs = [r[m : m + h, m : m + w] for r in runs if r is not None]
         if runs:
             walls = runs[0] if len(runs) == 1 else runs[0] | runs[1]
             fg &= 1 - cv2.dilate(walls, np.ones((3, 3), np.uint8))
