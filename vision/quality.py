@@ -393,7 +393,9 @@ def pip_face(
     region = _grown(labels, n, labels[iy, ix])
     if region is None:
         return 1.0, False
-    aspect, clean, _ = _face_shape(region, side / shrink)
+    # (a die's size is the side the reader measured, within BOX_TO_SIDE-1 box
+    # sides, as for the edge: a reading across two faces has a box too large)
+    aspect, clean, _ = _face_shape(region, min(side, max(die.side, BOX_TO_SIDE * side)) / shrink)
     return aspect, clean
 
 
