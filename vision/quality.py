@@ -3,16 +3,21 @@
 A die cocked against the tray wall or another die, a die half hidden under a
 hand or an object, and a blurred die (still rolling, or out of focus) can each
 be read with a confident but unfounded value. ``grade`` looks at every
-confident reading once more, with four cheap checks on the frame itself, and
+confident reading once more, with five cheap checks on the frame itself, and
 lowers the confidence of a die that fails one below 0.5, so that the table
 asks for a re-roll instead of guessing:
 
 * sharpness: the die's edges, along their blurriest direction, must not be
   spread over more than a few pixels;
-* a square top face: the face, segmented by its own colour, must not be
-  foreshortened like the top of a leaning die;
+* a square top face: the face, segmented by its own colour (grown from the
+  reading's centre, and from around its pips), must not be foreshortened like
+  the top of a leaning die;
 * nothing lying over the die: the die's body must not run into a large piece of
-  foreground that no die accounts for (a hand, a phone, a dice cup);
+  foreground that no die accounts for (a hand, a phone, a dice cup), smaller
+  when it runs on out of the frame;
+* a whole die in the box: a face of one flat colour must not run on beyond
+  the reading's box, as it does when the reader saw only part of a die (the
+  gap between two fingers over it, a cocked die's top merged with its side);
 * a die's body: the middle of the face is one colour with a few pips that
   stand out from it, and that colour fills a block about as wide as a die
   around the centre; the holes of printed letters and the cells of a play
@@ -99,11 +104,13 @@ FACE_PX = 48.0
 # radius of a pip when the reader gave none.) With the same tests of a clean,
 # foreshortened face, this refused 2 more of the 7 cocked renders of held-out
 # seeds the other checks left, and no reading of train photos, rendered sharp
-# dice or the bench. It is only looked for when the face grown from the centre
-# is not a square about the box's size (which it is for most flat dice: the
-# centre is on the top face): it would add a quarter to grade's cost.
-# (A face this square is surely not foreshortened: a cocked die's top face
-# grown from a centre on its edge measured 0.859 once, its pips' face 0.68.)
+# dice or the bench (with the faces' sizes judged as in pip_face, 3 of 4 in
+# all on held-out seeds 2000-8000). It is only looked for when the face grown
+# from the centre is not a square about the box's size, ON_FACE_ASPECT square
+# or more (as it is for most flat rendered dice: the centre is on the top
+# face): grown for every die it would add a quarter to grade's cost. (A
+# cocked die's top face grown from a centre on its edge measured 0.859 once,
+# its pips' face 0.68.)
 ON_FACE_ASPECT = 0.9
 PIP_RING = 1.6
 PIP_CLEAR = 1.3
@@ -222,7 +229,7 @@ class FaceCheck:
     mixed: float = 0.0  # the face's core: 75th over 97th percentile distance from its median colour
     contrast: float = 0.0  # the pips' contrast on the face (the tolerance of the face's colour)
     inscribed: float = 1.0  # the face's widest disc near the centre, radius in die sides
-    reason: str = ""  # "blurred", "cocked", "hidden", "no body", or "" when readable
+    reason: str = ""  # "blurred", "cocked", "hidden", "not whole", "no body", or "" when readable
 
 
 _SUM3 = np.ones((1, 3), np.float32)
