@@ -102,10 +102,9 @@ FACE_PX = 48.0
 # least): the centre of a reading that spans a cocked die's top and side faces
 # falls on their common edge or beside the die. (PIP_SHARE x the side is the
 # radius of a pip when the reader gave none.) With the same tests of a clean,
-# foreshortened face, this refused 2 more of the 7 cocked renders of held-out
-# seeds the other checks left, and no reading of train photos, rendered sharp
-# dice or the bench (with the faces' sizes judged as in pip_face, 3 of 4 in
-# all on held-out seeds 2000-8000). It is only looked for when the face grown
+# foreshortened face, this refused 5 of the 8 cocked renders of held-out
+# seeds 2000-8000 (245) the other checks left, and no reading of train photos,
+# rendered sharp dice or the bench. It is only looked for when the face grown
 # from the centre is not a square about the box's size, ON_FACE_ASPECT square
 # or more (as it is for most flat rendered dice: the centre is on the top
 # face): grown for every die it would add a quarter to grade's cost. (A
