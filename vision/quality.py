@@ -3,16 +3,21 @@
 A die cocked against the tray wall or another die, a die half hidden under a
 hand or an object, and a blurred die (still rolling, or out of focus) can each
 be read with a confident but unfounded value. ``grade`` looks at every
-confident reading once more, with four cheap checks on the frame itself, and
+confident reading once more, with five cheap checks on the frame itself, and
 lowers the confidence of a die that fails one below 0.5, so that the table
 asks for a re-roll instead of guessing:
 
 * sharpness: the die's edges, along their blurriest direction, must not be
   spread over more than a few pixels;
-* a square top face: the face, segmented by its own colour, must not be
-  foreshortened like the top of a leaning die;
+* a square top face: the face, segmented by its own colour (grown from the
+  reading's centre, and from around its pips), must not be foreshortened like
+  the top of a leaning die;
 * nothing lying over the die: the die's body must not run into a large piece of
-  foreground that no die accounts for (a hand, a phone, a dice cup);
+  foreground that no die accounts for (a hand, a phone, a dice cup), smaller
+  when it runs on out of the frame;
+* a whole die in the box: a face of one flat colour must not run on beyond
+  the reading's box, as it does when the reader saw only part of a die (the
+  gap between two fingers over it, a cocked die's top merged with its side);
 * a die's body: the middle of the face is one colour with a few pips that
   stand out from it, and that colour fills a block about as wide as a die
   around the centre; the holes of printed letters and the cells of a play
@@ -53,6 +58,13 @@ SURE = 0.5  # readings below this are unsure already and are left alone
 # streaked by 0.3-0.6 of their side or defocused by 0.25-0.45 it was 6.7 px and
 # more in 95% of readings, on sharp rendered dice 2.2-5.2 px.
 BLUR_WINDOW = 0.45  # half side of the measured window
+# The window's side is the side the reader measured, within BOX_TO_SIDE-1 box
+# sides: a blurred die's box takes in its blur (up to 1.5 of the die's side),
+# and the sharp table around it then set the edge (blurred renders of held-out
+# seeds 2000-6000: 5.7-6.0 px in the box's window, 6.5-15.6 at the die's side;
+# all three left by the box's window are refused so, and one sharp die on the
+# printed tray no longer is). On the 1476 confident train readings the edge in
+# this window is 1.1-6.2 px (99th percentile 5.0): none is refused.
 BLUR_EDGE_PX = 6.3
 EDGE_RANK = 0.8  # the same as the 99th percentile up to dice about 100 px across
 # A large die (250 px) with a 7 px edge is still sharp, so the edge must also
@@ -85,6 +97,41 @@ FACE_LONG = (0.6, 1.3)  # a cocked die's top may be larger than its reading's bo
 # of 70 came out unclean).
 FACE_PX = 48.0
 
+# The face is also grown from the rings around the reading's pips, at PIP_RING
+# pip radii from each (clear of the pips, which are PIP_CLEAR radii apart at the
+# least): the centre of a reading that spans a cocked die's top and side faces
+# falls on their common edge or beside the die. (PIP_SHARE x the side is the
+# radius of a pip when the reader gave none.) With the same tests of a clean,
+# foreshortened face, this refused 5 of the 8 cocked renders of held-out
+# seeds 2000-8000 (245) the other checks left, and no reading of train photos,
+# rendered sharp dice or the bench. It is only looked for when the face grown
+# from the centre is not a square about the box's size, ON_FACE_ASPECT square
+# or more (as it is for most flat rendered dice: the centre is on the top
+# face): grown for every die it would add a quarter to grade's cost. (A
+# cocked die's top face grown from a centre on its edge measured 0.859 once,
+# its pips' face 0.68.)
+ON_FACE_ASPECT = 0.9
+PIP_RING = 1.6
+PIP_CLEAR = 1.3
+PIP_SHARE = 0.085
+_RING_ANGLES = np.linspace(0.0, 2.0 * math.pi, 12, endpoint=False)
+_RING_COS, _RING_SIN = np.cos(_RING_ANGLES)[None], np.sin(_RING_ANGLES)[None]
+
+# --- a whole die in the box ---------------------------------------------------------
+# A reading's box holds the die it read, so the top face's region (above) lies
+# inside it: its rectangle's long side is at most the box's side (flat rendered
+# dice: at most 0.96 of 2082 readings). When it reaches further, the reading
+# saw only part of a die whose face runs on beyond its box (the gap between
+# two fingers over a die, or the top of a cocked die merged with its side
+# face, also read as part of a die). Only a face of one flat colour is
+# trusted: on the train photos the face's tolerance was 8.62 or more (up to
+# 15) for every right reading whose face region reached beyond 0.97 of its box;
+# on the troubled renders read confidently, 14 of 21 readings left by the other
+# checks have a face region beyond WHOLE_REACH with a tolerance under
+# WHOLE_TOLERANCE (mostly 6-7).
+WHOLE_REACH = 0.98
+WHOLE_TOLERANCE = 8.4
+
 # --- nothing over the die --------------------------------------------------------------
 # Foreground, on a copy shrunk by an integer factor to at least WORK_PX pixels
 # per die side: a colour
@@ -108,9 +155,20 @@ WALL_RUN = 5.0  # straight runs this long (die sides) are walls or table edges; 
 # right readings (99th percentile 0.58) and 0.64 for wrong ones; on half-hidden
 # rendered dice read confidently it was above 1.3 for 19 of 24.
 COVER = 1.3
+# A piece that runs out of the frame (a hand reaching in from the side) is larger
+# than what shows of it, so it counts from COVER_OUT die areas: none of the
+# readings of train photos has such a piece joined to it; of the right readings
+# of rendered dice, one on a printed board has a 0.47 die areas one (its
+# letters), and half-hidden rendered dice still read confidently had 0.54 and
+# 0.98 (a hand and a dark object at the frame's edge).
+COVER_OUT = 0.5
 COVER_REACH = 2.5
 THICK = 0.7
 EXPLAINS = 0.3
+# (Joined by strokes of the printed tray's letters, 4 sharp dice of the held-out
+# seeds 2000-4000 beside a hand or object were refused with the die under it;
+# opening the foreground by 3 work pixels, 3/16 of a side, before joining
+# spared them and refused no hidden die fewer.)
 OWN_INNER = 0.15  # what touches the die's box shrunk by this share on each side touches the die
 
 # --- a die's body ----------------------------------------------------------------------
@@ -164,11 +222,13 @@ class FaceCheck:
     edge_side: float = 0.0  # the same, in die sides
     face_aspect: float = 1.0  # short / long side of the top face's rectangle
     face_clean: bool = False  # the top face's segmentation is trustworthy
+    face_reach: float = 0.0  # the top face region's longest extent, in sides of the reading's box
+    face_tolerance: float = FACE_TOLERANCE[1]  # the colour tolerance that region was grown with
     cover: float = 0.0  # unexplained foreground joined to the die, in die areas
     mixed: float = 0.0  # the face's core: 75th over 97th percentile distance from its median colour
     contrast: float = 0.0  # the pips' contrast on the face (the tolerance of the face's colour)
     inscribed: float = 1.0  # the face's widest disc near the centre, radius in die sides
-    reason: str = ""  # "blurred", "cocked", "hidden", "no body", or "" when readable
+    reason: str = ""  # "blurred", "cocked", "hidden", "not whole", "no body", or "" when readable
 
 
 _SUM3 = np.ones((1, 3), np.float32)
@@ -212,11 +272,18 @@ def edge_width(image: np.ndarray, cx: float, cy: float, side: float) -> float:
     return spread / max(weakest, 1e-3)
 
 
-def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, bool]:
-    """(aspect, clean) of the top face region grown from (cx, cy); clean is judged for non-square faces."""
+def _face_window(
+    image: np.ndarray, cx: float, cy: float, side: float
+) -> tuple[np.ndarray, float, float, int] | None:
+    """(colours, x0, y0, shrink) of the window the top face is looked for in, or None when too small.
+
+    The window spans 0.9 ``side`` around (cx, cy), shrunk by ``shrink`` to about
+    FACE_PX pixels per die side; a frame point (x, y) is at ((x - x0) / shrink,
+    (y - y0) / shrink) in it.
+    """
     crop, x0, y0 = pixels.crop(image, cx, cy, 0.9 * side)
     if crop.shape[0] < 6 or crop.shape[1] < 6:
-        return 1.0, False
+        return None
     # the shape needs no more than about FACE_PX pixels per die side (an integer
     # shrink factor keeps the resize on OpenCV's fast path)
     shrink = max(1, int(side / FACE_PX))
@@ -225,35 +292,34 @@ def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[floa
         crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
     else:
         crop = cv2.GaussianBlur(crop, (3, 3), 0)
-    px, py, side = (cx - x0) / shrink, (cy - y0) / shrink, side / shrink
-    col = cv2.transform(crop.astype(np.float32), _FACE_OPP)
-    q = max(1, int(0.2 * side))
-    core = col[max(0, int(py) - q) : int(py) + q + 1, max(0, int(px) - q) : int(px) + q + 1].reshape(-1, 3)
-    core = core[:: max(1, len(core) // 200)]
-    face = pixels.median(core)
-    spread = float(pixels.median(_norms(core - face)))
+    return cv2.transform(crop.astype(np.float32), _FACE_OPP), x0, y0, shrink
+
+
+def _face_region(col: np.ndarray, seeds: np.ndarray) -> tuple[tuple[np.ndarray, int], float]:
+    """((labels, count), tolerance): the pieces of ``col`` within tolerance of the seeds' median colour."""
+    face = pixels.median(seeds)
+    spread = float(pixels.median(_norms(seeds - face)))
     tol = min(max(FACE_SPREAD * spread, FACE_TOLERANCE[0]), FACE_TOLERANCE[1])
     diff = cv2.subtract(col, (float(face[0]), float(face[1]), float(face[2]), 0.0))
     dist2 = cv2.transform(cv2.multiply(diff, diff), _SUM3)
     n, labels = cv2.connectedComponents(cv2.compare(dist2, tol * tol, cv2.CMP_LT), connectivity=4)
-    q = max(1, int(0.3 * side))
-    centre = labels[max(0, int(py) - q) : int(py) + q + 1, max(0, int(px) - q) : int(px) + q + 1]
-    counts = np.bincount(centre.ravel(), minlength=n)
-    counts[0] = 0
-    if n <= 1 or counts.max() == 0:
-        return 1.0, False
-    region = (labels == int(counts.argmax())).astype(np.uint8)
+    return (labels, n), tol
+
+
+def _face_shape(region: np.ndarray, side: float) -> tuple[float, bool, float]:
+    """(aspect, clean, reach) of a face region (0/1, uint8) on a die of ``side`` pixels."""
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outline = max(contours, key=cv2.contourArea)
     hull = cv2.convexHull(outline)
     (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
     long_side, short_side = max(rw, rh), min(rw, rh)
+    reach = long_side / side
     if short_side <= 0:
-        return 1.0, False
+        return 1.0, False, reach
     if short_side / long_side >= FACE_ASPECT:
-        return short_side / long_side, True  # square: how clean matters not (and is not judged)
+        return short_side / long_side, True, reach  # square: how clean matters not (and is not judged)
     if region[0].any() or region[-1].any() or region[:, 0].any() or region[:, -1].any():
-        return short_side / long_side, False  # runs out of the window: not one face
+        return short_side / long_side, False, reach  # runs out of the window: not one face
     hull_area = cv2.contourArea(hull)
     filled = np.zeros_like(region)
     cv2.drawContours(filled, [outline], -1, 1, -1)
@@ -262,7 +328,81 @@ def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[floa
         and float(np.count_nonzero(filled)) / max(hull_area, 1.0) > FACE_SOLID
         and FACE_LONG[0] * side < long_side < FACE_LONG[1] * side
     )
-    return short_side / long_side, clean
+    return short_side / long_side, clean, reach
+
+
+def _grown(labels: np.ndarray, n: int, seeds: np.ndarray) -> np.ndarray | None:
+    """The region of ``labels`` most ``seeds`` (labels taken at the seed points) fall in, as 0/1."""
+    counts = np.bincount(seeds.ravel(), minlength=n)
+    counts[0] = 0
+    if n <= 1 or counts.max() == 0:
+        return None
+    return (labels == int(counts.argmax())).astype(np.uint8)
+
+
+def top_face(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[float, bool, float, float]:
+    """(aspect, clean, reach, tolerance) of the top face region grown from (cx, cy).
+
+    clean is judged for non-square faces only; reach is the long side of the
+    region's rectangle in ``side``s, tolerance the colour distance it was grown with.
+    """
+    return _centre_face(_face_window(image, cx, cy, side), cx, cy, side)
+
+
+def _centre_face(
+    window: tuple[np.ndarray, float, float, int] | None, cx: float, cy: float, side: float
+) -> tuple[float, bool, float, float]:
+    if window is None:
+        return 1.0, False, 0.0, FACE_TOLERANCE[1]
+    col, x0, y0, shrink = window
+    px, py, side = (cx - x0) / shrink, (cy - y0) / shrink, side / shrink
+    q = max(1, int(0.2 * side))
+    core = col[max(0, int(py) - q) : int(py) + q + 1, max(0, int(px) - q) : int(px) + q + 1].reshape(-1, 3)
+    (labels, n), tol = _face_region(col, core[:: max(1, len(core) // 200)])
+    q = max(1, int(0.3 * side))
+    region = _grown(
+        labels, n, labels[max(0, int(py) - q) : int(py) + q + 1, max(0, int(px) - q) : int(px) + q + 1]
+    )
+    if region is None:
+        return 1.0, False, 0.0, tol
+    return (*_face_shape(region, side), tol)
+
+
+def pip_face(
+    image: np.ndarray, die: Die, side: float, window: tuple[np.ndarray, float, float, int] | None = None
+) -> tuple[float, bool]:
+    """(aspect, clean) of the face the reading's pips lie on, grown from the rings around them.
+
+    The box's centre may fall off the face (on a cocked die's edge, or beside
+    it); the pips are on it. See PIP_RING. ``window`` is ``_face_window``'s
+    around the die's centre, if taken already.
+    """
+    if not die.pips:
+        return 1.0, False
+    window = window or _face_window(image, die.center[0], die.center[1], side)
+    if window is None:
+        return 1.0, False
+    col, x0, y0, shrink = window
+    h, w = col.shape[:2]
+    r = (die.pip_radius or PIP_SHARE * (die.side or BOX_TO_SIDE * side)) / shrink
+    pips = (np.array(die.pips, np.float64) - (x0, y0)) / shrink
+    ring = max(PIP_RING * r, r + 1.5)
+    xs = (pips[:, :1] + ring * _RING_COS).ravel()
+    ys = (pips[:, 1:] + ring * _RING_SIN).ravel()
+    # (ring points on a neighbouring pip are not the face)
+    clear = np.all(np.hypot(xs[:, None] - pips[:, 0], ys[:, None] - pips[:, 1]) > PIP_CLEAR * r, axis=1)
+    clear &= (xs >= 0) & (xs <= w - 1) & (ys >= 0) & (ys <= h - 1)
+    if np.count_nonzero(clear) < 4:
+        return 1.0, False
+    ix, iy = np.round(xs[clear]).astype(int), np.round(ys[clear]).astype(int)
+    (labels, n), _ = _face_region(col, col[iy, ix])
+    region = _grown(labels, n, labels[iy, ix])
+    if region is None:
+        return 1.0, False
+    # (a die's size is the side the reader measured, within BOX_TO_SIDE-1 box
+    # sides, as for the edge: a reading across two faces has a box too large)
+    aspect, clean, _ = _face_shape(region, min(side, max(die.side, BOX_TO_SIDE * side)) / shrink)
+    return aspect, clean
 
 
 def _norms(d: np.ndarray) -> np.ndarray:
@@ -360,15 +500,21 @@ def check(image: np.ndarray, die: Die, side: float | None = None, cover: float =
     out = FaceCheck(cover=cover)
     if side < 4:
         return out
-    out.edge_px = edge_width(image, cx, cy, side)
+    out.edge_px = edge_width(image, cx, cy, min(side, max(die.side, BOX_TO_SIDE * side)))  # see BLUR_WINDOW
     out.edge_side = out.edge_px / side
-    out.face_aspect, out.face_clean = top_face(image, cx, cy, side)
+    window = _face_window(image, cx, cy, side)
+    out.face_aspect, out.face_clean, out.face_reach, out.face_tolerance = _centre_face(window, cx, cy, side)
     if out.edge_px > BLUR_EDGE_PX and out.edge_side > BLUR_EDGE_SIDE:
         out.reason = "blurred"
     elif out.face_clean and out.face_aspect < FACE_ASPECT:
         out.reason = "cocked"
     elif cover > COVER:
         out.reason = "hidden"
+    elif out.face_tolerance < WHOLE_TOLERANCE and out.face_reach > WHOLE_REACH:
+        out.reason = "not whole"
+    elif not _on_face(out) and (pip := pip_face(image, die, side, window))[1] and pip[0] < FACE_ASPECT:
+        out.face_aspect, out.face_clean = pip
+        out.reason = "cocked"
     else:
         face_side = max(die.side, BOX_TO_SIDE * side)
         out.mixed, out.contrast, out.inscribed = body(image, cx, cy, face_side, die.value)
@@ -376,6 +522,11 @@ def check(image: np.ndarray, die: Die, side: float | None = None, cover: float =
         if mixed or out.contrast < BODY_CONTRAST or out.inscribed < BODY_INSCRIBED:
             out.reason = "no body"
     return out
+
+
+def _on_face(out: FaceCheck) -> bool:
+    """Whether the face grown from the box's centre is a square about a die's size (see PIP_RING)."""
+    return out.face_aspect >= ON_FACE_ASPECT and FACE_LONG[0] < out.face_reach <= WHOLE_REACH
 
 
 def die_side(die: Die) -> float:
@@ -421,8 +572,14 @@ def foreground(work: np.ndarray, side: float) -> np.ndarray:
     fg = fg.astype(np.uint8)
     run = int(WALL_RUN * side)
     if run < min(fg.shape):
-        runs = [pixels.open_runs(fg, np.ones(shape, np.uint8)) for shape in ((1, run), (run, 1))]
-        runs = [r for r in runs if r is not None]
+        # (beyond the frame is no foreground: an erosion's border would count it
+        # as such, and an object half a run long reaching in from the frame's
+        # edge would pass for a wall)
+        h, w = fg.shape
+        m = run // 2 + 1  # as far as a run's kernel reaches out of the frame
+        framed = cv2.copyMakeBorder(fg, m, m, m, m, cv2.BORDER_CONSTANT, value=0)
+        runs = [pixels.open_runs(framed, np.ones(shape, np.uint8)) for shape in ((1, run), (run, 1))]
+        runs = [r[m : m + h, m : m + w] for r in runs if r is not None]
         if runs:
             walls = runs[0] if len(runs) == 1 else runs[0] | runs[1]
             fg &= 1 - cv2.dilate(walls, np.ones((3, 3), np.uint8))
@@ -462,7 +619,9 @@ def covers(image: np.ndarray, dice: list[Die], side: float, which: list[int] | N
             thick[cut] = 0
         # Pieces are joined through thin bridges (a finger over the die, the die's
         # rim), but only the thick part of the foreground outside the die's own
-        # box is counted: a die on its own has none.
+        # box is counted: a die on its own has none. Lines one or two work
+        # pixels wide (the strokes of a printed tray's letters and lines) join
+        # nothing.
         bx0, by0, bx1, by1 = (v * k for v in d.box)
         own = (
             slice(max(0, int(by0 - y0)), max(0, int(by1 - y0) + 1)),
@@ -471,7 +630,9 @@ def covers(image: np.ndarray, dice: list[Die], side: float, which: list[int] | N
         thick[own] = 0
         if not thick.any():
             continue  # nothing to count, whatever joins the die
-        n, labels = cv2.connectedComponents(cv2.dilate(win, np.ones((3, 3), np.uint8)), connectivity=8)
+        square = np.ones((3, 3), np.uint8)
+        bridges = cv2.dilate(cv2.morphologyEx(win, cv2.MORPH_OPEN, square), square)
+        n, labels = cv2.connectedComponents(bridges, connectivity=8)
         m = OWN_INNER * (bx1 - bx0)
         inner = labels[
             max(0, int(by0 + m - y0)) : max(0, int(by1 - m - y0) + 1),
@@ -482,6 +643,19 @@ def covers(image: np.ndarray, dice: list[Die], side: float, which: list[int] | N
         if len(touching):
             joins = np.zeros(n, bool)
             joins[touching] = True
-            joined = joins[labels] & (thick > 0)
-            out[i] = float(np.count_nonzero(joined)) / s**2
+            pieces = joins[labels]
+            out[i] = float(np.count_nonzero(pieces & (thick > 0))) / s**2
+            if _runs_out(pieces, x0, y0, fg.shape):
+                out[i] *= COVER / COVER_OUT
     return out
+
+
+def _runs_out(pieces: np.ndarray, x0: int, y0: int, frame: tuple[int, ...]) -> bool:
+    """Whether ``pieces`` (a window of the frame at (x0, y0)) reach the frame's edge."""
+    h, w = pieces.shape
+    return bool(
+        (x0 == 0 and pieces[:, 0].any())
+        or (y0 == 0 and pieces[0].any())
+        or (x0 + w >= frame[1] and pieces[:, -1].any())
+        or (y0 + h >= frame[0] and pieces[-1].any())
+    )
