@@ -72,3 +72,16 @@ def test_openings_by_long_lines_are_opencvs() -> None:
                 assert np.array_equal(got, want) and want.any()
                 kept += 1
     assert 50 < kept < 350  # both outcomes were seen
+
+
+def test_shrinking_by_a_whole_factor_averages_blocks() -> None:
+    rng = np.random.default_rng(4)
+    image = rng.integers(0, 256, (12, 18, 3)).astype(np.uint8)
+    assert pixels.shrink_by(image, 1) is image
+    small = pixels.shrink_by(image, 3)
+    assert small.shape == (4, 6, 3)
+    blocks = image.reshape(4, 3, 6, 3, 3).astype(np.float64).mean(axis=(1, 3))
+    assert np.all(np.abs(small - blocks) <= 0.5 + 1e-9)  # each pixel the mean of its 3x3 block
+    assert pixels.shrink_by(image[:13, :17], 3).shape == (4, 5, 3)  # sizes round down
+    channels = cv2.transform(image.astype(np.float32), pixels.SUM3)
+    assert np.allclose(channels, image.astype(np.float32).sum(axis=2))

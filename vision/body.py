@@ -30,10 +30,6 @@ from vision import pixels
 if TYPE_CHECKING:
     from vision.reader import Die
 
-# Grey and two colour-opponent axes, roughly on the scale of 8-bit Lab (as in
-# vision.quality).
-_OPP = pixels.OPPONENT * np.float32([[1.0], [300 / 255], [300 / 255]])
-_SUM3 = np.ones((1, 3), np.float32)
 PIP_PX = 5.0  # pixels per pip radius the face is looked at with (larger dice are shrunk)
 FACE_REACH = 0.42  # the face looked at, in die sides from the centre (a die's inscribed disc: 0.5)
 PIP_CLEAR = 1.8  # ... leaving out this many pip radii around the pip
@@ -56,13 +52,10 @@ def one_body(image: np.ndarray, die: Die) -> tuple[float, float]:
     r = die.pip_radius or 0.12 * side
     crop, x0, y0 = pixels.crop(image, cx, cy, max(12.0 * r, 0.9 * side) + 2.0)
     shrink = max(1, int(r / PIP_PX))
-    if shrink > 1:
-        crop = cv2.resize(
-            crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
-        )
+    crop = pixels.shrink_by(crop, shrink)
     if min(crop.shape[:2]) < 4:
         return 1.0, math.inf
-    col = cv2.transform(crop.astype(np.float32), _OPP)
+    col = cv2.transform(crop.astype(np.float32), pixels.FACE_OPPONENT)
     h, w = col.shape[:2]
     # (a shrunk pixel's centre lies (shrink - 1) / 2 pixels into its block)
     px, py = (cx - x0 - 0.5 * (shrink - 1)) / shrink, (cy - y0 - 0.5 * (shrink - 1)) / shrink
@@ -80,7 +73,7 @@ def one_body(image: np.ndarray, die: Die) -> tuple[float, float]:
     near = pixels.median(ring)
     tol = max(0.5 * float(np.linalg.norm(pip_colour - near)), TOLERANCE)
     diff = cv2.subtract(col, (float(near[0]), float(near[1]), float(near[2]), 0.0))
-    same = cv2.transform(cv2.multiply(diff, diff), _SUM3) < tol * tol
+    same = cv2.transform(cv2.multiply(diff, diff), pixels.SUM3) < tol * tol
     steps = np.arange(0.0, float(max(h, w)), 0.5)
     angles = np.linspace(0.0, 2.0 * math.pi, RAYS, endpoint=False)
     xs = np.rint(px + np.cos(angles)[:, None] * steps).astype(np.intp)
@@ -159,13 +152,10 @@ def outline(image: np.ndarray, die: Die) -> float:
         cx, cy = (float(v) for v in np.mean(np.asarray(die.pips, dtype=np.float64), axis=0))
     crop, x0, y0 = pixels.crop(image, cx, cy, 0.9 * side + 3.0)
     shrink = max(1, int(side / OUTLINE_PX))
-    if shrink > 1:
-        crop = cv2.resize(
-            crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
-        )
+    crop = pixels.shrink_by(crop, shrink)
     if min(crop.shape[:2]) < 4:
         return math.inf
-    col = cv2.transform(cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32), _OPP)
+    col = cv2.transform(cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32), pixels.FACE_OPPONENT)
     gx = cv2.Sobel(col, cv2.CV_32F, 1, 0, ksize=3) / 8.0  # (the Sobel sums 8 a pixel's step)
     gy = cv2.Sobel(col, cv2.CV_32F, 0, 1, ksize=3) / 8.0
     px, py = (cx - x0 - 0.5 * (shrink - 1)) / shrink, (cy - y0 - 0.5 * (shrink - 1)) / shrink

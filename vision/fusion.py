@@ -194,9 +194,11 @@ def fuse(pip_dice: list[Die], body_dice: list[Die], image: np.ndarray | None = N
     misread one. Agreeing readers are taken as independent witnesses, so the
     die's confidence rises. A pip-first-only die far larger than the frame's
     dice is dropped (SCALE_MAX); unsure readings of many pips with a body
-    behind them count as sure (MANY_PIPS). Given the frame, a sure 1 only the
-    pip-first reader found is dropped unless a die's outline surrounds it and,
-    for a 1, a die's face its pip (``vision.body``), a die spanning most of the frame is dropped
+    behind them count as sure (MANY_PIPS). Given the frame, a sure die must
+    show a die's body (``vision.body``): one only the pip-first reader found
+    needs a die's outline all round and, for a 1, a face of one colour around
+    its pip; one the body-first reader found needs some outline when read
+    below OUTLINE_BELOW or as a 1. A die spanning most of the frame is dropped
     (FRAME_MAX) and unsure dice are read once more (see ``reread``).
     """
     fused: list[Die] = []

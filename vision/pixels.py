@@ -17,6 +17,11 @@ import numpy as np
 # a sixth of OpenCV's Lab conversion; scaled per row, it is roughly on Lab's
 # scale (see vision.quality).
 OPPONENT = np.float32([[0.114, 0.587, 0.299], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]])
+# The colours a die's face is judged in: grey (0-255) and the two opponent
+# axes on the scale of OpenCV's 8-bit Lab (which costs six times as much).
+FACE_OPPONENT = OPPONENT * np.float32([[1.0], [300 / 255], [300 / 255]])
+# cv2.transform with this sums a pixel's three channels (squared distances).
+SUM3 = np.ones((1, 3), np.float32)
 
 
 def as_bgr(image: object, who: str = "the dice reader") -> np.ndarray:
@@ -44,6 +49,18 @@ def crop(image: np.ndarray, cx: float, cy: float, r: float) -> tuple[np.ndarray,
     x0, y0 = max(0, int(cx - r)), max(0, int(cy - r))
     x1, y1 = min(w, int(cx + r) + 1), min(h, int(cy + r) + 1)
     return image[y0:y1, x0:x1], x0, y0
+
+
+def shrink_by(image: np.ndarray, factor: int) -> np.ndarray:
+    """``image`` shrunk by the whole number ``factor`` by area averaging (``image`` itself for 1).
+
+    A whole factor keeps the resize on OpenCV's fast path; the measures taken
+    on shrunk crops are means and ranks, which area averaging keeps.
+    """
+    if factor <= 1:
+        return image
+    size = (image.shape[1] // factor, image.shape[0] // factor)
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
 def box_side(box: list[float]) -> float:

@@ -231,12 +231,6 @@ class FaceCheck:
     reason: str = ""  # "blurred", "cocked", "hidden", "not whole", "no body", or "" when readable
 
 
-_SUM3 = np.ones((1, 3), np.float32)
-# The face's colours: grey (0-255) and the two colour-opponent axes, on the
-# scale of OpenCV's 8-bit Lab (which costs six times as much to compute).
-_FACE_OPP = pixels.OPPONENT * np.float32([[1.0], [300 / 255], [300 / 255]])
-
-
 def edge_width(image: np.ndarray, cx: float, cy: float, side: float) -> float:
     """Edge width (px) around (cx, cy) in the blurriest of four directions."""
     crop, x0, y0 = pixels.crop(image, cx, cy, BLUR_WINDOW * side + 1)
@@ -287,12 +281,8 @@ def _face_window(
     # the shape needs no more than about FACE_PX pixels per die side (an integer
     # shrink factor keeps the resize on OpenCV's fast path)
     shrink = max(1, int(side / FACE_PX))
-    if shrink > 1:
-        size = (crop.shape[1] // shrink, crop.shape[0] // shrink)
-        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
-    else:
-        crop = cv2.GaussianBlur(crop, (3, 3), 0)
-    return cv2.transform(crop.astype(np.float32), _FACE_OPP), x0, y0, shrink
+    crop = pixels.shrink_by(crop, shrink) if shrink > 1 else cv2.GaussianBlur(crop, (3, 3), 0)
+    return cv2.transform(crop.astype(np.float32), pixels.FACE_OPPONENT), x0, y0, shrink
 
 
 def _face_region(col: np.ndarray, seeds: np.ndarray) -> tuple[tuple[np.ndarray, int], float]:
@@ -301,7 +291,7 @@ def _face_region(col: np.ndarray, seeds: np.ndarray) -> tuple[tuple[np.ndarray, 
     spread = float(pixels.median(_norms(seeds - face)))
     tol = min(max(FACE_SPREAD * spread, FACE_TOLERANCE[0]), FACE_TOLERANCE[1])
     diff = cv2.subtract(col, (float(face[0]), float(face[1]), float(face[2]), 0.0))
-    dist2 = cv2.transform(cv2.multiply(diff, diff), _SUM3)
+    dist2 = cv2.transform(cv2.multiply(diff, diff), pixels.SUM3)
     n, labels = cv2.connectedComponents(cv2.compare(dist2, tol * tol, cv2.CMP_LT), connectivity=4)
     return (labels, n), tol
 
@@ -425,14 +415,10 @@ def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -
     crop, x0, y0 = pixels.crop(image, cx, cy, 0.5 * side + 1)
     if crop.shape[0] < 6 or crop.shape[1] < 6:
         return 0.0, 255.0, 1.0
-    # (an integer shrink factor keeps the resize on OpenCV's fast path)
     shrink = max(1, int(side / BODY_PX))
-    if shrink > 1:
-        crop = cv2.resize(
-            crop, (crop.shape[1] // shrink, crop.shape[0] // shrink), interpolation=cv2.INTER_AREA
-        )
+    crop = pixels.shrink_by(crop, shrink)
     px, py, s = (cx - x0) / shrink, (cy - y0) / shrink, side / shrink
-    col = cv2.transform(crop.astype(np.float32), _FACE_OPP)
+    col = cv2.transform(crop.astype(np.float32), pixels.FACE_OPPONENT)
     h, w = col.shape[:2]
     r2 = ((np.arange(w) - px) ** 2)[None, :] + ((np.arange(h) - py) ** 2)[:, None]
     disc = r2 < (BODY_DISC * s) ** 2
@@ -443,7 +429,7 @@ def body(image: np.ndarray, cx: float, cy: float, side: float, value: int = 0) -
         return 0.0, 255.0, 1.0
     face = pixels.median(inside)
     diff = cv2.subtract(col, (float(face[0]), float(face[1]), float(face[2]), 0.0))
-    dist = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), _SUM3))
+    dist = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), pixels.SUM3))
     median, far = _rank(dist.reshape(-1).take(at), (0.5, 0.97))
     far = max(far, 1.0)
     tol = max(0.5 * far, 3.0 * median, 12.0)

@@ -230,13 +230,9 @@ def red_layout(image: np.ndarray, cx: float, cy: float, side: float) -> tuple[fl
     lighter than ONE_DARK comes back with its grey alone (ring and middle 0).
     """
     crop, x0, y0 = pixels.crop(image, cx, cy, ONE_FACE * side + 1)
-    # (an integer shrink factor keeps the resize on OpenCV's fast path; the
-    # measures are means and ranks over the face, which ONE_PX pixels a side
-    # keep)
+    # (the measures are means and ranks over the face, which ONE_PX pixels a side keep)
     shrink = max(1, int(side / ONE_PX))
-    if shrink > 1:
-        size = (crop.shape[1] // shrink, crop.shape[0] // shrink)
-        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    crop = pixels.shrink_by(crop, shrink)
     if crop.shape[0] < 4 or crop.shape[1] < 4:
         return 0.0, 0.0, 255.0, 0.0
     chans = cv2.transform(crop.astype(np.float32), _GREY_RED)
