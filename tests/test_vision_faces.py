@@ -647,3 +647,29 @@ def test_blob_readings_match_their_plain_form() -> None:
                 assert np.array_equal(got[2][0], want[2][0]) and got[2][1] == want[2][1]
                 assert np.array_equal(got[2][2], want[2][2]) and np.array_equal(got[2][3], want[2][3])
     assert fitted > 100  # most maps gave a fitted layout
+
+
+def _frame_with_a_blank_die(seed: int) -> tuple[np.ndarray, list]:
+    """Three white dice with black pips and, at (230, 170), a red cube with no pips."""
+    rng = np.random.default_rng(seed)
+    img = background(320, 240, "plain", rng)
+    dice = [
+        draw_die(img, v, (float(x), float(y)), 40.0, float(rng.uniform(0, 90)), (235, 235, 235), (20, 20, 20))
+        for v, (x, y) in zip((2, 4, 6), ((60, 60), (260, 60), (60, 180)), strict=True)
+    ]
+    blank = draw_die(img, 1, (230.0, 170.0), 40.0, 25.0, (40, 40, 160), (40, 40, 160))
+    return np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8), dice + [blank]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_body_without_readable_pips_is_handed_over_unread(seed: int) -> None:
+    img, placed = _frame_with_a_blank_die(seed)
+    scan = faces.scan_faces(img)
+    assert len(scan.unread) == 1
+    body = scan.unread[0]
+    assert (body.value, body.confidence) == (0, 0.0)
+    assert math.hypot(body.center[0] - 230.0, body.center[1] - 170.0) < 5.0
+    assert 0.8 * placed[-1].size <= body.side <= 1.2 * placed[-1].size
+    # a body that was read is not handed over as well
+    for d in scan.dice:
+        assert math.hypot(d.center[0] - body.center[0], d.center[1] - body.center[1]) > 40.0

@@ -374,3 +374,104 @@ def test_a_lone_one_the_grid_reads_as_more_takes_its_value() -> None:
                 assert d.value in (1, value), (value, colour, seed, d)  # left, or read right
                 changed += d.value == value
     assert changed >= 40  # as measured: 45 of 70 (the grid's 1 stands out too on some dice)
+
+
+def _frame_of_four(value: int, colour: int, seed: int) -> tuple[np.ndarray, list[PlacedDie]]:
+    """Four dice of colours ``colour`` on a plain table, the last, showing ``value``, at (230, 170)."""
+    rng = np.random.default_rng(seed + 10 * colour)
+    img = background(320, 240, "plain", rng)
+    spots = ((60, 60), (260, 60), (60, 180), (230, 170))
+    placed = [
+        draw_die(img, v, (float(x), float(y)), 40.0, float(rng.uniform(0, 90)), *DICE_COLOURS[colour])
+        for v, (x, y) in zip((2, 4, 6, value), spots, strict=True)
+    ]
+    return _noisy(img, rng), placed
+
+
+def _body(die: PlacedDie) -> Die:
+    """The body of ``die`` as the body-first reader hands over one it could not read."""
+    return Die(0, list(die.box), 0.0, side=die.size)
+
+
+def test_unread_bodies_are_read_in_their_own_colours() -> None:
+    read = 0
+    for value in (2, 4, 5, 6):
+        for colour in (2, 3, 4, 5):  # bodies unlike the plain table
+            for seed in range(2):
+                img, placed = _frame_of_four(value, colour, seed)
+                sure = [_sure(d) for d in placed[:3]]
+                out = recover.read_bodies(img, sure, [_body(placed[3])])
+                assert out[:3] == sure
+                assert [(d.value, d.box, d.confidence) for d in out[3:]] in (
+                    [],
+                    [(value, placed[3].box, RECOVERED)],
+                ), (value, colour, seed)
+                read += len(out) == 4
+    assert read >= 16  # as measured: 19 of 32 (the others read as a 1 as well, so left)
+
+
+def test_unread_bodies_on_the_table_or_on_a_die_add_nothing() -> None:
+    img, placed = _frame_of_four(5, 2, 0)
+    sure = [_sure(d) for d in placed]
+    bare = Die(0, [140.0, 100.0, 180.0, 140.0], 0.0, side=40.0)
+    assert recover.read_bodies(img, sure, [bare]) == sure
+    assert recover.read_bodies(img, sure, [_body(placed[0])]) == sure
+    assert recover.recover(img, sure[:3], unread=[_body(placed[3])])[3].value == 5
+
+
+def test_a_blank_body_handed_over_is_not_read_as_a_die() -> None:
+    rng = np.random.default_rng(3)
+    img = background(320, 240, "plain", rng)
+    placed = [
+        draw_die(img, v, (float(x), float(y)), 40.0, float(rng.uniform(0, 90)), *DICE_COLOURS[2])
+        for v, (x, y) in zip((2, 4, 6), ((60, 60), (260, 60), (60, 180)), strict=True)
+    ]
+    blank = draw_die(img, 1, (230.0, 170.0), 40.0, 25.0, (40, 40, 160), (40, 40, 160))
+    img = _noisy(img, rng)
+    sure = [_sure(d) for d in placed]
+    assert recover.read_bodies(img, sure, [_body(blank)]) == sure
+    assert all(math.hypot(d.center[0] - 230.0, d.center[1] - 170.0) > 20.0 for d in read_dice(img))
+
+
+def _pips(die: PlacedDie) -> list[tuple[float, float]]:
+    """Where ``draw_die`` put the pips of ``die``."""
+    a = math.radians(die.angle)
+    step = die.size * 0.23
+    return [
+        (
+            die.center[0] + (u * math.cos(a) - v * math.sin(a)) * step,
+            die.center[1] + (u * math.sin(a) + v * math.cos(a)) * step,
+        )
+        for u, v in PIP_LAYOUT[die.value]
+    ]
+
+
+def test_a_reading_both_grids_contradict_takes_their_value() -> None:
+    changed = 0
+    for colour in range(len(DICE_COLOURS)):
+        for seed in range(3):
+            rng = np.random.default_rng(seed + 10 * colour)
+            img = background(200, 200, "plain", rng)
+            die = draw_die(
+                img,
+                3,
+                (100.0, 100.0),
+                float(rng.uniform(30, 44)),
+                float(rng.uniform(0, 90)),
+                *DICE_COLOURS[colour],
+            )
+            img = _noisy(img, rng)
+            # the three pips seen, but the die read as a 2 (the readers' vote)
+            wrong = Die(2, list(die.box), 0.76, _pips(die), 0.09 * die.size, die.size)
+            out = recover.grids_agree(img, [wrong])
+            assert out == [wrong] or [(d.value, d.confidence) for d in out] == [(3, RECOVERED)], (
+                colour,
+                seed,
+            )
+            changed += out[0].value == 3
+            # a right reading, and a wrong one read too surely to be checked, stay
+            right = Die(3, list(die.box), 0.76, _pips(die), 0.09 * die.size, die.size)
+            assert recover.grids_agree(img, [right]) == [right]
+            sure = Die(2, list(die.box), 0.95, _pips(die), 0.09 * die.size, die.size)
+            assert recover.grids_agree(img, [sure]) == [sure]
+    assert changed >= 15  # as measured: 17 of 21

@@ -66,7 +66,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
         small = reader.shrink(image, (round(w * scale), round(h * scale)))
         pip_dice = reader.read_dice(small, side)
         reader.rescale(pip_dice, over=scale)
-    return grade(image, recover(image, fuse(pip_dice, scan.dice, image), pip_dice, scan.dice))
+    return grade(image, recover(image, fuse(pip_dice, scan.dice, image), pip_dice, scan.dice, scan.unread))
 
 
 def __getattr__(name: str) -> Any:

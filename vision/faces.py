@@ -277,6 +277,10 @@ REREAD_GAP = 0.25  # on/off gap of another grid pattern needed to overrule the b
 UNSURE_FLOOR = 0.05  # a die whose layout fits but fails verification: reported, unsure
 EARLY_EXIT = 0.7  # a verified confidence this high ends the search (speed)
 MIN_CONFIDENCE = 0.5  # below this a reading is unsure; unsure ones need a found body
+# A body read as nothing, or too unsurely to report, is handed over unread
+# (see FaceScan) when this big (in S): the one train die then read by
+# vision.recover was a body of 1.3 S; from 0.5 to 1.9 no other came.
+UNREAD_SIZE = (0.7, 1.4)
 
 # canonical pip layouts in grid units; 2, 3 and 6 in both orientations
 _LAYOUTS = {
@@ -1044,11 +1048,15 @@ class FaceScan:
 
     ``unexplained`` counts die-sized pieces of foreground no reading accounts
     for: a frame with none, and only confident readings, needs no second reader.
+    ``unread`` holds the die bodies found but not read, as dice of value 0
+    and confidence 0: square, die-sized, standing out from the table, with no
+    reading near them (``vision.recover`` reads them in their own colours).
     """
 
     dice: list[Die]
     unexplained: int
     die_side: float  # typical die side in full-resolution pixels
+    unread: list[Die] = field(default_factory=list)
 
 
 def read_faces(image: np.ndarray) -> list[Die]:
@@ -1087,6 +1095,7 @@ def scan_faces(image: np.ndarray) -> FaceScan:
     if along is not None:
         extra = _bodies(cv2.findContours(along, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0], S)
     out: list[_Reading] = []
+    unread: list[_Reading] = []  # bodies not read
 
     def read_body(rcx: float, rcy: float, fside: float, outline: bool = False) -> None:
         """Refine, read and filter one body given at work scale; append to out."""
@@ -1123,18 +1132,19 @@ def scan_faces(image: np.ndarray) -> FaceScan:
                 if again is not None and again[1] >= OUTLINE_CONF and again[0] > 1:
                     res = again
                     break
-        if res is None:
+        if (
+            res is None
+            or res[1] <= 0
+            or (res[1] < MIN_CONFIDENCE and body_contrast < 0)
+            or (outline and res[1] < OUTLINE_CONF)
+        ):
+            # unsure readings are reported only for a convincing body: one that
+            # the colour refinement found (printed trays, text and texture give
+            # pip-like blobs but no body); the body is handed over unread
+            if UNREAD_SIZE[0] * S / f <= fs <= UNREAD_SIZE[1] * S / f:
+                unread.append(_Reading(0, 0.0, fx, fy, fs, ang))
             return
         val, conf = res[0], res[1]
-        if conf <= 0:
-            return
-        # unsure readings are reported only for a convincing body: one that the
-        # colour refinement found (printed trays, text and texture give
-        # pip-like blobs but no body)
-        if conf < MIN_CONFIDENCE and body_contrast < 0:
-            return
-        if outline and conf < OUTLINE_CONF:
-            return
         out.append(_Reading(int(val), float(round(min(1.0, conf), 3)), fx, fy, fs, ang, res[3]))
 
     for (rcx, rcy), (rw, rh), _ang in bodies:
@@ -1170,7 +1180,16 @@ def scan_faces(image: np.ndarray) -> FaceScan:
     if OUTLINE:
         for px, py, side in _outline_seeds(work, out, f, S):
             read_body(px, py, side, outline=True)
-    return FaceScan([r.die(W, H) for r in _one_per_die(out)], unexplained, S / f)
+    readings = _one_per_die(out)
+    # a body is unread when no reading lies on it
+    unread = [
+        u
+        for u in unread
+        if all((r.x - u.x) ** 2 + (r.y - u.y) ** 2 > (DUP_SEP * max(r.side, u.side)) ** 2 for r in out)
+    ]
+    return FaceScan(
+        [r.die(W, H) for r in readings], unexplained, S / f, [u.die(W, H) for u in _one_per_die(unread)]
+    )
 
 
 def _bodies(cnts, S: float) -> list:
