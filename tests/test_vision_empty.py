@@ -30,7 +30,7 @@ CLEAN = ["plain", "wood", "cloth", "speckle"]
 # mat's pattern read as one die as large as the frame is dropped:
 # vision.fusion.FRAME_MAX.)
 # Lower these as the reader learns to refuse them.
-PHANTOMS_AT_MOST = {"tray": 2, "print": 33, "mat": 0, "stains": 2}
+PHANTOMS_AT_MOST = {"tray": 1, "print": 10, "mat": 0, "stains": 2}
 
 
 def confident(dice: list[Die]) -> list[Die]:

@@ -1,12 +1,15 @@
 """Does a reading have a die's body behind it?
 
 A die's top face is a body of one colour, about a die across, with its pips
-inside, and it ends in four straight edges; the holes and bowls of printed
-letters (a P, an A, an 8), read as pips, sit in a stroke about as wide as the
-hole, with the table just beyond it, and crumbs on a table have no edges
+inside (of a third colour, not the table's), and it ends in four straight
+edges; the holes and bowls of printed letters (a P, an A, an 8), read as
+pips, sit in a stroke about as wide as the hole, with the table just beyond
+it and showing through the hole, and crumbs on a table have no edges
 around them. ``vision.fusion`` asks this of the dice that only the pip-first
 reader found (the body-first reader, ``vision.faces``, saw no die body
-there): ``outline`` of all of them, ``one_body`` of its 1s.
+there): ``outline`` of all of them, ``one_body`` of its 1s. ``vision.quality``
+drops every sure reading whose pips are the colour of the table around it
+(``pips_are_table``): ink and paper, not a die.
 
 ``one_body`` measures, around a 1's pip, how much of the face is one colour
 (``share``) and how far that colour reaches from the pip all round
@@ -189,3 +192,91 @@ def has_outline(image: np.ndarray, die: Die) -> bool:
 def lone_pip_die_has_outline(image: np.ndarray, die: Die) -> bool:
     """Whether ``die``, which only the pip-first reader found, shows a die's outline all round."""
     return outline(image, die) >= OUTLINE_MIN
+
+
+# --- pips of the table's own colour ------------------------------------------------
+# A die has three colours: its face, its pips and the table beyond it. A
+# printed letter or a play mat's pattern has two, ink and paper: read as a
+# die, its "pips" (the holes of a P, an 8, an A; the cells of a mat) are the
+# paper the "face" (the ink) lies on, the very colour found beyond that face.
+# ``pip_table_distance`` compares the median colour at the pips' middles with
+# the median colour of the ring around the face (TABLE_REACH die sides from
+# the centre) that is off the face's colour. On rendered printed boards the
+# two were one paper, within the sensor's noise: under TABLE_SAME (~Lab units)
+# for 82 of the 160 confident phantoms of printed boards of seeds 3-20, 14 of
+# the 16 of play mats and 6 of the 15 of printed trays. The right dice of
+# byler-d6/train (1438, white pips of dark dice on the white tray among them)
+# were 3.35 or more apart (20191208: 4.14, 20191209: 3.35, the next 5.49),
+# the right rendered dice (1696 on every table kind, 24-90 px) 9.6 or more:
+# a margin of 1.7 to the nearest right die.
+TABLE_REACH = (0.75, 1.05)
+TABLE_SAME = 2.0
+TABLE_SHARE = 0.05  # least share of that ring off the face's colour (else no table shows: inf)
+PIP_SIZE = (0.12, 0.08)  # pip radius in die sides, of a 1 and of the others, when the reading gives none
+PIP_CLEAR_TABLE = 1.6  # the face's colour is taken this many pip radii away from every pip
+# Points the colours are taken at: a pip's middle (in pip radii from its
+# centre), the face (in die sides from the centre; 0.43 keeps inside the face
+# however the die is turned) and the ring around it (in die sides).
+_CORE = np.float64(
+    [(0, 0), (0.4, 0), (-0.4, 0), (0, 0.4), (0, -0.4), (0.3, 0.3), (-0.3, 0.3), (0.3, -0.3), (-0.3, -0.3)]
+)
+_TURNS = np.linspace(0.0, 2.0 * math.pi, 24, endpoint=False)
+_FACE = np.concatenate(
+    [[(0.0, 0.0)]]
+    + [
+        np.stack([rad * np.cos(_TURNS + k * 0.13), rad * np.sin(_TURNS + k * 0.13)], -1)
+        for k, rad in enumerate((0.15, 0.25, 0.35, 0.43))
+    ]
+)
+_FACE_OPPONENT_T = np.ascontiguousarray(pixels.FACE_OPPONENT.T)
+_TURNS_RING = np.linspace(0.0, 2.0 * math.pi, 48, endpoint=False)
+_RING = np.concatenate(
+    [
+        np.stack([rad * np.cos(_TURNS_RING + k * 0.04), rad * np.sin(_TURNS_RING + k * 0.04)], -1)
+        for k, rad in enumerate(np.linspace(TABLE_REACH[0] + 0.03, TABLE_REACH[1] - 0.03, 3))
+    ]
+)
+
+
+def pip_table_distance(image: np.ndarray, die: Die) -> float:
+    """Colour distance (~Lab) between the pips of ``die`` and the table around its face.
+
+    ``inf`` when it cannot be told: the reading gives no pips, or no table
+    shows around the face (a white die on a white tray).
+    """
+    if not die.pips:
+        return math.inf
+    side = max(die.side, 0.75 * pixels.box_side(die.box))
+    # (the body-first reader gives its pips' centres but not their size)
+    r = die.pip_radius or (PIP_SIZE[0] if die.value == 1 else PIP_SIZE[1]) * side
+    pts = np.asarray(die.pips, dtype=np.float64)
+    cx, cy = die.center
+    if len(die.pips) == die.value:  # every layout is symmetric about the face's centre
+        cx, cy = (float(v) for v in pts.mean(axis=0))
+    # every point at once: the pips' middles, the face away from the pips, the ring
+    core = (pts[:, None, :] + _CORE * r).reshape(-1, 2)
+    face_at = np.float64([cx, cy]) + _FACE * side
+    gap = ((face_at[:, None, :] - pts[None, :, :]) ** 2).sum(-1).min(axis=1)
+    face_at = face_at[gap >= (PIP_CLEAR_TABLE * r) ** 2]
+    at = np.rint(np.concatenate([core, face_at, np.float64([cx, cy]) + _RING * side])).astype(np.intp)
+    h, w = image.shape[:2]
+    on = (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
+    col = image[at[on, 1], at[on, 0]].astype(np.float32) @ _FACE_OPPONENT_T
+    part = np.repeat(np.arange(3), (len(core), len(face_at), len(_RING)))[on]
+    pip, face_px, ring_px = col[part == 0], col[part == 1], col[part == 2]
+    if len(pip) == 0 or len(face_px) < 4 or len(ring_px) < 8:
+        return math.inf
+    pip_colour, face = pixels.median(pip), pixels.median(face_px)
+    d = pip_colour - face
+    contrast2 = float(d @ d)
+    d = ring_px - face
+    table = ring_px[(d * d).sum(axis=1) > 0.25 * contrast2]
+    if len(table) < max(4.0, TABLE_SHARE * len(ring_px)):
+        return math.inf
+    d = pixels.median(table) - pip_colour
+    return math.sqrt(float(d @ d))
+
+
+def pips_are_table(image: np.ndarray, die: Die) -> bool:
+    """Whether the pips of ``die`` are the colour of the table around it: ink and paper, not a die."""
+    return pip_table_distance(image, die) < TABLE_SAME
