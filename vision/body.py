@@ -204,16 +204,19 @@ def lone_pip_die_has_outline(image: np.ndarray, die: Die) -> bool:
 # the centre) that is off the face's colour. On rendered printed boards the
 # two were one paper, within the sensor's noise: under TABLE_SAME (~Lab units)
 # for 82 of the 160 confident phantoms of printed boards of seeds 3-20, 14 of
-# the 16 of play mats and 6 of the 15 of printed trays. The right dice of
-# byler-d6/train (1438, white pips of dark dice on the white tray among them)
-# were 3.35 or more apart (20191208: 4.14, 20191209: 3.35, the next 5.49),
-# the right rendered dice (1696 on every table kind, 24-90 px) 9.6 or more:
-# a margin of 1.7 to the nearest right die.
+# the 16 of play mats and 6 of the 15 of printed trays (most of the others
+# have no pips in their reading, or a hole over another print). The right
+# dice of byler-d6/train (1438, white pips of dark dice on the white tray
+# among them) were 3.35 or more apart (20191208: 4.14, 20191209: 3.35, the
+# next 5.49), the right rendered dice (1696 on every table kind, 24-90 px)
+# 9.5 or more: a margin of 1.7 to the nearest right die. (Taking the table's
+# colour by quarters of the ring instead caught 96 phantoms but put right
+# train dice at 1.5.)
 TABLE_REACH = (0.75, 1.05)
 TABLE_SAME = 2.0
 TABLE_SHARE = 0.05  # least share of that ring off the face's colour (else no table shows: inf)
 PIP_SIZE = (0.12, 0.08)  # pip radius in die sides, of a 1 and of the others, when the reading gives none
-PIP_CLEAR_TABLE = 1.6  # the face's colour is taken this many pip radii away from every pip
+FACE_CLEAR = 1.6  # the face's colour is taken this many pip radii or more from every pip
 # Points the colours are taken at: a pip's middle (in pip radii from its
 # centre), the face (in die sides from the centre; 0.43 keeps inside the face
 # however the die is turned) and the ring around it (in die sides).
@@ -236,6 +239,7 @@ _RING = np.concatenate(
         for k, rad in enumerate(np.linspace(TABLE_REACH[0] + 0.03, TABLE_REACH[1] - 0.03, 3))
     ]
 )
+_AROUND = np.concatenate([_FACE, _RING])
 
 
 def pip_table_distance(image: np.ndarray, die: Die) -> float:
@@ -253,27 +257,30 @@ def pip_table_distance(image: np.ndarray, die: Die) -> float:
     cx, cy = die.center
     if len(die.pips) == die.value:  # every layout is symmetric about the face's centre
         cx, cy = (float(v) for v in pts.mean(axis=0))
-    # every point at once: the pips' middles, the face away from the pips, the ring
-    core = (pts[:, None, :] + _CORE * r).reshape(-1, 2)
-    face_at = np.float64([cx, cy]) + _FACE * side
-    gap = ((face_at[:, None, :] - pts[None, :, :]) ** 2).sum(-1).min(axis=1)
-    face_at = face_at[gap >= (PIP_CLEAR_TABLE * r) ** 2]
-    at = np.rint(np.concatenate([core, face_at, np.float64([cx, cy]) + _RING * side])).astype(np.intp)
+    # every point at once, the pips' middles, then the face and the ring (a
+    # point off the frame takes its edge's colour)
+    n_core = len(pts) * len(_CORE)
+    at = np.empty((n_core + len(_AROUND), 2))
+    at[:n_core] = (pts[:, None, :] + _CORE * r).reshape(-1, 2)
+    np.multiply(_AROUND, side, out=at[n_core:])
+    at[n_core:] += (cx, cy)
     h, w = image.shape[:2]
-    on = (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
-    col = image[at[on, 1], at[on, 0]].astype(np.float32) @ _FACE_OPPONENT_T
-    part = np.repeat(np.arange(3), (len(core), len(face_at), len(_RING)))[on]
-    pip, face_px, ring_px = col[part == 0], col[part == 1], col[part == 2]
-    if len(pip) == 0 or len(face_px) < 4 or len(ring_px) < 8:
+    xy = np.clip(np.rint(at).astype(np.intp), 0, (w - 1, h - 1))
+    col = image.reshape(-1, 3)[xy[:, 1] * w + xy[:, 0]].astype(np.float32) @ _FACE_OPPONENT_T
+    # the face's colour away from the pips (as complex numbers: one cheap broadcast)
+    face_at = at[n_core : n_core + len(_FACE)] @ (1.0, 1j)
+    gap = np.abs(face_at[:, None] - pts @ (1.0, 1j)).min(axis=1)
+    face_px = col[n_core : n_core + len(_FACE)][gap >= FACE_CLEAR * r]
+    if len(face_px) < 4:
         return math.inf
-    pip_colour, face = pixels.median(pip), pixels.median(face_px)
-    d = pip_colour - face
-    contrast2 = float(d @ d)
-    d = ring_px - face
-    table = ring_px[(d * d).sum(axis=1) > 0.25 * contrast2]
-    if len(table) < max(4.0, TABLE_SHARE * len(ring_px)):
+    pip, face = pixels.median(col[:n_core]), pixels.median(face_px)
+    d = pip - face
+    ring = col[n_core + len(_FACE) :]
+    e = ring - face
+    table = ring[(e * e).sum(axis=1) > 0.25 * float(d @ d)]
+    if len(table) < max(4.0, TABLE_SHARE * len(ring)):
         return math.inf
-    d = pixels.median(table) - pip_colour
+    d = pixels.median(table) - pip
     return math.sqrt(float(d @ d))
 
 
