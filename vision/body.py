@@ -242,46 +242,81 @@ _RING = np.concatenate(
 _AROUND = np.concatenate([_FACE, _RING])
 
 
-def pip_table_distance(image: np.ndarray, die: Die) -> float:
-    """Colour distance (~Lab) between the pips of ``die`` and the table around its face.
+def _medians(values: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the median colour of ``values`` (rows, n, 3) where ``keep`` (rows, n), and how many were kept.
 
-    ``inf`` when it cannot be told: the reading gives no pips, or no table
-    shows around the face (a white die on a white tray).
+    (Rows of different lengths at once: the values left out sort last.)
     """
-    if not die.pips:
-        return math.inf
-    side = max(die.side, 0.75 * pixels.box_side(die.box))
-    # (the body-first reader gives its pips' centres but not their size)
-    r = die.pip_radius or (PIP_SIZE[0] if die.value == 1 else PIP_SIZE[1]) * side
-    pts = np.asarray(die.pips, dtype=np.float64)
-    cx, cy = die.center
-    if len(die.pips) == die.value:  # every layout is symmetric about the face's centre
-        cx, cy = (float(v) for v in pts.mean(axis=0))
-    # every point at once, the pips' middles, then the face and the ring (a
-    # point off the frame takes its edge's colour)
-    n_core = len(pts) * len(_CORE)
-    at = np.empty((n_core + len(_AROUND), 2))
-    at[:n_core] = (pts[:, None, :] + _CORE * r).reshape(-1, 2)
-    np.multiply(_AROUND, side, out=at[n_core:])
-    at[n_core:] += (cx, cy)
+    ranked = np.sort(np.where(keep[..., None], values, np.float32(np.inf)), axis=1)
+    n = keep.sum(axis=1)
+    rows = np.arange(len(n))
+    lo, hi = ranked[rows, np.maximum(n - 1, 0) // 2], ranked[rows, np.minimum(n // 2, values.shape[1] - 1)]
+    return (lo + hi) / 2, n
+
+
+def pip_table_distances(image: np.ndarray, dice: list[Die]) -> list[float]:
+    """Colour distance (~Lab) between the pips of each of ``dice`` and the table around its face.
+
+    ``inf`` for a die where it cannot be told: the reading gives no pips, or
+    no table shows around the face (a white die on a white tray). All dice
+    are measured at once (a point off the frame takes its edge's colour): a
+    die at a time, the numpy calls cost more than the work.
+    """
+    out = [math.inf] * len(dice)
+    which = [i for i, d in enumerate(dice) if d.pips]
+    if not which:
+        return out
+    pips, count, looks = [], [], []
+    for i in which:
+        die = dice[i]
+        m = min(len(die.pips), 6)
+        pips.append([die.pips[min(j, m - 1)] for j in range(6)])  # (a repeated pip changes no distance)
+        count.append(m)
+        side = max(die.side, 0.75 * pixels.box_side(die.box))
+        # (the body-first reader gives its pips' centres but not their size)
+        r = die.pip_radius or (PIP_SIZE[0] if die.value == 1 else PIP_SIZE[1]) * side
+        if m == die.value:  # every layout is symmetric about the face's centre
+            cx, cy = sum(p[0] for p in die.pips) / m, sum(p[1] for p in die.pips) / m
+        else:
+            cx, cy = die.center
+        looks.append((side, r, cx, cy))
+    n = len(which)
+    pip_at = np.asarray(pips, dtype=np.float64)  # (die, pip, xy)
+    side, r, cx, cy = np.asarray(looks, dtype=np.float64).T
+    core = pip_at[:, :, None, :] + _CORE * r[:, None, None, None]  # (die, pip, point, xy)
+    around = _AROUND * side[:, None, None]  # (die, point, xy)
+    around[..., 0] += cx[:, None]
+    around[..., 1] += cy[:, None]
+    n_core = 6 * len(_CORE)
     h, w = image.shape[:2]
-    xy = np.clip(np.rint(at).astype(np.intp), 0, (w - 1, h - 1))
-    col = image.reshape(-1, 3)[xy[:, 1] * w + xy[:, 0]].astype(np.float32) @ _FACE_OPPONENT_T
-    # the face's colour away from the pips (as complex numbers: one cheap broadcast)
-    face_at = at[n_core : n_core + len(_FACE)] @ (1.0, 1j)
-    gap = np.abs(face_at[:, None] - pts @ (1.0, 1j)).min(axis=1)
-    face_px = col[n_core : n_core + len(_FACE)][gap >= FACE_CLEAR * r]
-    if len(face_px) < 4:
-        return math.inf
-    pip, face = pixels.median(col[:n_core]), pixels.median(face_px)
+    xy = np.rint(np.concatenate([core.reshape(n, n_core, 2), around], axis=1)).astype(np.intp)
+    np.clip(xy, 0, (w - 1, h - 1), out=xy)
+    col = (
+        np.take(image.reshape(-1, 3), xy[..., 1] * w + xy[..., 0], axis=0).astype(np.float32)
+        @ _FACE_OPPONENT_T
+    )
+    gap = np.abs((around[:, : len(_FACE)] @ (1.0, 1j))[:, :, None] - (pip_at @ (1.0, 1j))[:, None, :]).min(
+        axis=2
+    )
+    pip_kept = np.repeat(np.arange(6)[None, :] < np.asarray(count)[:, None], len(_CORE), axis=1)
+    pip, _ = _medians(col[:, :n_core], pip_kept)
+    face, n_face = _medians(col[:, n_core : n_core + len(_FACE)], gap >= FACE_CLEAR * r[:, None])
     d = pip - face
-    ring = col[n_core + len(_FACE) :]
-    e = ring - face
-    table = ring[(e * e).sum(axis=1) > 0.25 * float(d @ d)]
-    if len(table) < max(4.0, TABLE_SHARE * len(ring)):
-        return math.inf
-    d = pixels.median(table) - pip
-    return math.sqrt(float(d @ d))
+    ring = col[:, n_core + len(_FACE) :]
+    e = ring - face[:, None, :]
+    table, n_table = _medians(ring, (e * e).sum(axis=2) > 0.25 * (d * d).sum(axis=1)[:, None])
+    d = table - pip
+    apart = np.sqrt((d * d).sum(axis=1))
+    seen = (n_face >= 4) & (n_table >= max(4.0, TABLE_SHARE * len(_RING)))
+    for k, i in enumerate(which):
+        if seen[k]:
+            out[i] = float(apart[k])
+    return out
+
+
+def pip_table_distance(image: np.ndarray, die: Die) -> float:
+    """``pip_table_distances`` of one die."""
+    return pip_table_distances(image, [die])[0]
 
 
 def pips_are_table(image: np.ndarray, die: Die) -> bool:

@@ -525,7 +525,7 @@ def grade(image: np.ndarray, dice: list[Die]) -> list[Die]:
     """``dice`` with the confidence of every unreadable confident die lowered to ``REFUSED``.
 
     A confident reading whose pips are the colour of the table around it
-    (``vision.body.pips_are_table``: a printed letter's holes, a mat's cells)
+    (``vision.body.pip_table_distances``: a printed letter's holes, a mat's cells)
     is no die at all and is dropped, so that it asks for no re-roll.
     """
     sure = [i for i, d in enumerate(dice) if d.confidence >= SURE]
@@ -535,9 +535,10 @@ def grade(image: np.ndarray, dice: list[Die]) -> list[Die]:
     side = float(pixels.median([die_side(dice[i]) for i in sure]))
     cover = covers(img, dice, side, sure)
     out: list[Die | None] = list(dice)
-    for i in sure:
+    to_table = die_body.pip_table_distances(img, [dice[i] for i in sure])
+    for i, apart in zip(sure, to_table, strict=True):
         d = dice[i]
-        if die_body.pips_are_table(img, d):
+        if apart < die_body.TABLE_SAME:
             out[i] = None  # ink and paper (a printed letter, a mat's pattern): no die at all
         elif check(img, d, die_side(d), cover[i]).reason:
             out[i] = replace(d, confidence=min(d.confidence, REFUSED))
