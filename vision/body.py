@@ -199,19 +199,19 @@ def lone_pip_die_has_outline(image: np.ndarray, die: Die) -> bool:
 # printed letter or a play mat's pattern has two, ink and paper: read as a
 # die, its "pips" (the holes of a P, an 8, an A; the cells of a mat) are the
 # paper the "face" (the ink) lies on, the very colour found beyond that face.
-# ``pip_table_distance`` compares the median colour at the pips' middles with
-# the median colour of the ring around the face (TABLE_REACH die sides from
-# the centre) that is off the face's colour. On rendered printed boards the
-# two were one paper, within the sensor's noise: under TABLE_SAME (~Lab units)
-# for 82 of the 160 confident phantoms of printed boards of seeds 3-20, 14 of
-# the 16 of play mats and 6 of the 15 of printed trays (most of the others
-# have no pips in their reading, or a hole over another print). The right
-# dice of byler-d6/train (1438, white pips of dark dice on the white tray
-# among them) were 3.35 or more apart (20191208: 4.14, 20191209: 3.35, the
-# next 5.49), the right rendered dice (1696 on every table kind, 24-90 px)
-# 9.5 or more: a margin of 1.7 to the nearest right die. (Taking the table's
-# colour by quarters of the ring instead caught 96 phantoms but put right
-# train dice at 1.5.)
+# ``pip_table_distances`` compares the median colour at the pips' middles
+# with the median colour of the ring around the face (TABLE_REACH die sides
+# from the centre) that is off the face's colour. On rendered printed boards
+# the two were one paper, within the sensor's noise: under TABLE_SAME (~Lab
+# units) for 86 of the 160 confident phantoms of printed boards of seeds 3-20,
+# 13 of the 16 of play mats and 7 of the 15 of printed trays (most of the
+# others have no pips in their reading, or a hole over another print). The
+# right dice of byler-d6/train (1438, white pips of dark dice on the white
+# tray among them) were 4.14 or more apart (20191208: 4.14, 20191209: 4.99),
+# the right rendered dice (1696 on every table kind, 24-90 px) 10.1 or more:
+# a margin of 2 to the nearest right die. (With other sample points the
+# nearest right die came out at 3.35; taking the table's colour by quarters
+# of the ring caught 96 phantoms but put right train dice at 1.5.)
 TABLE_REACH = (0.75, 1.05)
 TABLE_SAME = 2.0
 TABLE_SHARE = 0.05  # least share of that ring off the face's colour (else no table shows: inf)
@@ -228,7 +228,7 @@ _FACE = np.concatenate(
     [[(0.0, 0.0)]]
     + [
         np.stack([rad * np.cos(_TURNS + k * 0.13), rad * np.sin(_TURNS + k * 0.13)], -1)
-        for k, rad in enumerate((0.15, 0.25, 0.35, 0.43))
+        for k, rad in enumerate((0.2, 0.32, 0.43))
     ]
 )
 _FACE_OPPONENT_T = np.ascontiguousarray(pixels.FACE_OPPONENT.T)
@@ -236,7 +236,7 @@ _TURNS_RING = np.linspace(0.0, 2.0 * math.pi, 48, endpoint=False)
 _RING = np.concatenate(
     [
         np.stack([rad * np.cos(_TURNS_RING + k * 0.04), rad * np.sin(_TURNS_RING + k * 0.04)], -1)
-        for k, rad in enumerate(np.linspace(TABLE_REACH[0] + 0.03, TABLE_REACH[1] - 0.03, 3))
+        for k, rad in enumerate(np.linspace(TABLE_REACH[0] + 0.05, TABLE_REACH[1] - 0.05, 2))
     ]
 )
 _AROUND = np.concatenate([_FACE, _RING])
@@ -295,12 +295,12 @@ def pip_table_distances(image: np.ndarray, dice: list[Die]) -> list[float]:
         np.take(image.reshape(-1, 3), xy[..., 1] * w + xy[..., 0], axis=0).astype(np.float32)
         @ _FACE_OPPONENT_T
     )
-    gap = np.abs((around[:, : len(_FACE)] @ (1.0, 1j))[:, :, None] - (pip_at @ (1.0, 1j))[:, None, :]).min(
-        axis=2
-    )
+    dx = around[:, : len(_FACE), None, 0] - pip_at[:, None, :, 0]
+    dy = around[:, : len(_FACE), None, 1] - pip_at[:, None, :, 1]
+    gap = (dx * dx + dy * dy).min(axis=2)
     pip_kept = np.repeat(np.arange(6)[None, :] < np.asarray(count)[:, None], len(_CORE), axis=1)
     pip, _ = _medians(col[:, :n_core], pip_kept)
-    face, n_face = _medians(col[:, n_core : n_core + len(_FACE)], gap >= FACE_CLEAR * r[:, None])
+    face, n_face = _medians(col[:, n_core : n_core + len(_FACE)], gap >= (FACE_CLEAR * r[:, None]) ** 2)
     d = pip - face
     ring = col[:, n_core + len(_FACE) :]
     e = ring - face[:, None, :]
