@@ -1,12 +1,15 @@
 """Does a reading have a die's body behind it?
 
 A die's top face is a body of one colour, about a die across, with its pips
-inside, and it ends in four straight edges; the holes and bowls of printed
-letters (a P, an A, an 8), read as pips, sit in a stroke about as wide as the
-hole, with the table just beyond it, and crumbs on a table have no edges
+inside (of a third colour, not the table's), and it ends in four straight
+edges; the holes and bowls of printed letters (a P, an A, an 8), read as
+pips, sit in a stroke about as wide as the hole, with the table just beyond
+it and showing through the hole, and crumbs on a table have no edges
 around them. ``vision.fusion`` asks this of the dice that only the pip-first
 reader found (the body-first reader, ``vision.faces``, saw no die body
-there): ``outline`` of all of them, ``one_body`` of its 1s.
+there): ``outline`` of all of them, ``one_body`` of its 1s. ``vision.quality``
+drops every sure reading whose pips are the colour of the table around it
+(``pips_are_table``): ink and paper, not a die.
 
 ``one_body`` measures, around a 1's pip, how much of the face is one colour
 (``share``) and how far that colour reaches from the pip all round
@@ -189,3 +192,133 @@ def has_outline(image: np.ndarray, die: Die) -> bool:
 def lone_pip_die_has_outline(image: np.ndarray, die: Die) -> bool:
     """Whether ``die``, which only the pip-first reader found, shows a die's outline all round."""
     return outline(image, die) >= OUTLINE_MIN
+
+
+# --- pips of the table's own colour ------------------------------------------------
+# A die has three colours: its face, its pips and the table beyond it. A
+# printed letter or a play mat's pattern has two, ink and paper: read as a
+# die, its "pips" (the holes of a P, an 8, an A; the cells of a mat) are the
+# paper the "face" (the ink) lies on, the very colour found beyond that face.
+# ``pip_table_distances`` compares the median colour at the pips' middles
+# with the median colour of the ring around the face (TABLE_REACH die sides
+# from the centre) that is off the face's colour. On rendered printed boards
+# the two were one paper, within the sensor's noise: under TABLE_SAME (~Lab
+# units) for 86 of the 160 confident phantoms of printed boards of seeds 3-20,
+# 13 of the 16 of play mats and 7 of the 15 of printed trays (most of the
+# others have no pips in their reading, or a hole over another print). The
+# right dice of byler-d6/train (1438, white pips of dark dice on the white
+# tray among them) were 4.14 or more apart (20191208: 4.14, 20191209: 4.99),
+# the right rendered dice (1696 on every table kind, 24-90 px) 10.1 or more:
+# a margin of 2 to the nearest right die. (With other sample points the
+# nearest right die came out at 3.35; taking the table's colour by quarters
+# of the ring caught 96 phantoms but put right train dice at 1.5.)
+TABLE_REACH = (0.75, 1.05)
+TABLE_SAME = 2.0
+TABLE_SHARE = 0.05  # least share of that ring off the face's colour (else no table shows: inf)
+PIP_SIZE = (0.12, 0.08)  # pip radius in die sides, of a 1 and of the others, when the reading gives none
+FACE_CLEAR = 1.6  # the face's colour is taken this many pip radii or more from every pip
+# Points the colours are taken at: a pip's middle (in pip radii from its
+# centre), the face (in die sides from the centre; 0.43 keeps inside the face
+# however the die is turned) and the ring around it (in die sides).
+_CORE = np.float64(
+    [(0, 0), (0.4, 0), (-0.4, 0), (0, 0.4), (0, -0.4), (0.3, 0.3), (-0.3, 0.3), (0.3, -0.3), (-0.3, -0.3)]
+)
+_TURNS = np.linspace(0.0, 2.0 * math.pi, 24, endpoint=False)
+_FACE = np.concatenate(
+    [[(0.0, 0.0)]]
+    + [
+        np.stack([rad * np.cos(_TURNS + k * 0.13), rad * np.sin(_TURNS + k * 0.13)], -1)
+        for k, rad in enumerate((0.2, 0.32, 0.43))
+    ]
+)
+_FACE_OPPONENT_T = np.ascontiguousarray(pixels.FACE_OPPONENT.T)
+_TURNS_RING = np.linspace(0.0, 2.0 * math.pi, 48, endpoint=False)
+_RING = np.concatenate(
+    [
+        np.stack([rad * np.cos(_TURNS_RING + k * 0.04), rad * np.sin(_TURNS_RING + k * 0.04)], -1)
+        for k, rad in enumerate(np.linspace(TABLE_REACH[0] + 0.05, TABLE_REACH[1] - 0.05, 2))
+    ]
+)
+_AROUND = np.concatenate([_FACE, _RING])
+
+
+def _medians(values: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the median colour of ``values`` (rows, n, 3) where ``keep`` (rows, n), and how many were kept.
+
+    (Rows of different lengths at once: the values left out sort last.)
+    """
+    ranked = np.sort(np.where(keep[..., None], values, np.float32(np.inf)), axis=1)
+    n = keep.sum(axis=1)
+    rows = np.arange(len(n))
+    lo, hi = ranked[rows, np.maximum(n - 1, 0) // 2], ranked[rows, np.minimum(n // 2, values.shape[1] - 1)]
+    return (lo + hi) / 2, n
+
+
+def pip_table_distances(image: np.ndarray, dice: list[Die]) -> list[float]:
+    """Colour distance (~Lab) between the pips of each of ``dice`` and the table around its face.
+
+    ``inf`` for a die where it cannot be told: the reading gives no pips, or
+    no table shows around the face (a white die on a white tray). All dice
+    are measured at once (a point off the frame takes its edge's colour): a
+    die at a time, the numpy calls cost more than the work.
+    """
+    out = [math.inf] * len(dice)
+    which = [i for i, d in enumerate(dice) if d.pips]
+    if not which:
+        return out
+    pips, count, looks = [], [], []
+    for i in which:
+        die = dice[i]
+        m = min(len(die.pips), 6)
+        pips.append([die.pips[min(j, m - 1)] for j in range(6)])  # (a repeated pip changes no distance)
+        count.append(m)
+        side = max(die.side, 0.75 * pixels.box_side(die.box))
+        # (the body-first reader gives its pips' centres but not their size)
+        r = die.pip_radius or (PIP_SIZE[0] if die.value == 1 else PIP_SIZE[1]) * side
+        if m == die.value:  # every layout is symmetric about the face's centre
+            cx, cy = sum(p[0] for p in die.pips) / m, sum(p[1] for p in die.pips) / m
+        else:
+            cx, cy = die.center
+        looks.append((side, r, cx, cy))
+    n = len(which)
+    pip_at = np.asarray(pips, dtype=np.float64)  # (die, pip, xy)
+    side, r, cx, cy = np.asarray(looks, dtype=np.float64).T
+    core = pip_at[:, :, None, :] + _CORE * r[:, None, None, None]  # (die, pip, point, xy)
+    around = _AROUND * side[:, None, None]  # (die, point, xy)
+    around[..., 0] += cx[:, None]
+    around[..., 1] += cy[:, None]
+    n_core = 6 * len(_CORE)
+    h, w = image.shape[:2]
+    xy = np.rint(np.concatenate([core.reshape(n, n_core, 2), around], axis=1)).astype(np.intp)
+    np.clip(xy, 0, (w - 1, h - 1), out=xy)
+    col = (
+        np.take(image.reshape(-1, 3), xy[..., 1] * w + xy[..., 0], axis=0).astype(np.float32)
+        @ _FACE_OPPONENT_T
+    )
+    dx = around[:, : len(_FACE), None, 0] - pip_at[:, None, :, 0]
+    dy = around[:, : len(_FACE), None, 1] - pip_at[:, None, :, 1]
+    gap = (dx * dx + dy * dy).min(axis=2)
+    pip_kept = np.repeat(np.arange(6)[None, :] < np.asarray(count)[:, None], len(_CORE), axis=1)
+    pip, _ = _medians(col[:, :n_core], pip_kept)
+    face, n_face = _medians(col[:, n_core : n_core + len(_FACE)], gap >= (FACE_CLEAR * r[:, None]) ** 2)
+    d = pip - face
+    ring = col[:, n_core + len(_FACE) :]
+    e = ring - face[:, None, :]
+    table, n_table = _medians(ring, (e * e).sum(axis=2) > 0.25 * (d * d).sum(axis=1)[:, None])
+    d = table - pip
+    apart = np.sqrt((d * d).sum(axis=1))
+    seen = (n_face >= 4) & (n_table >= max(4.0, TABLE_SHARE * len(_RING)))
+    for k, i in enumerate(which):
+        if seen[k]:
+            out[i] = float(apart[k])
+    return out
+
+
+def pip_table_distance(image: np.ndarray, die: Die) -> float:
+    """``pip_table_distances`` of one die."""
+    return pip_table_distances(image, [die])[0]
+
+
+def pips_are_table(image: np.ndarray, die: Die) -> bool:
+    """Whether the pips of ``die`` are the colour of the table around it: ink and paper, not a die."""
+    return pip_table_distance(image, die) < TABLE_SAME

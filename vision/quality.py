@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision import body as die_body
 from vision import pixels
 
 if TYPE_CHECKING:
@@ -521,19 +522,27 @@ def die_side(die: Die) -> float:
 
 
 def grade(image: np.ndarray, dice: list[Die]) -> list[Die]:
-    """``dice`` with the confidence of every unreadable confident die lowered to ``REFUSED``."""
+    """``dice`` with the confidence of every unreadable confident die lowered to ``REFUSED``.
+
+    A confident reading whose pips are the colour of the table around it
+    (``vision.body.pip_table_distances``: a printed letter's holes, a mat's cells)
+    is no die at all and is dropped, so that it asks for no re-roll.
+    """
     sure = [i for i, d in enumerate(dice) if d.confidence >= SURE]
     if not sure:
         return dice
     img = pixels.as_bgr(image, "grade")
     side = float(pixels.median([die_side(dice[i]) for i in sure]))
     cover = covers(img, dice, side, sure)
-    out = list(dice)
-    for i in sure:
+    out: list[Die | None] = list(dice)
+    to_table = die_body.pip_table_distances(img, [dice[i] for i in sure])
+    for i, apart in zip(sure, to_table, strict=True):
         d = dice[i]
-        if check(img, d, die_side(d), cover[i]).reason:
+        if apart < die_body.TABLE_SAME:
+            out[i] = None  # ink and paper (a printed letter, a mat's pattern): no die at all
+        elif check(img, d, die_side(d), cover[i]).reason:
             out[i] = replace(d, confidence=min(d.confidence, REFUSED))
-    return out
+    return [d for d in out if d is not None]
 
 
 # Grey lightness (0-100) and two colour-opponent axes (red-green, yellow-blue),
