@@ -43,12 +43,17 @@ PIP_SCALES = (0.5, 0.65, 0.7071)
 
 def read_dice(image: np.ndarray) -> list[Die]:
     """Read every die whose top face shows in ``image`` (a BGR, grey or BGRA array)."""
-    from vision import reader
+    from vision import fast, reader
     from vision.faces import scan_faces
     from vision.fusion import fuse
     from vision.quality import grade
     from vision.recover import recover
 
+    # A clean frame (dice alone on a plain table, every one plain to see) is
+    # read by the quick reader, which answers only when it is sure of them all.
+    quick = fast.read(image)
+    if quick is not None:
+        return quick
     # The pip-first pass runs on every frame, even one the body-first reader
     # seems to explain: a die whose body looks like the table (a white die on a
     # light board, any die in a grey frame) leaves that reader nothing to see.
