@@ -151,25 +151,46 @@ def test_a_die_at_the_frame_edge_sends_the_frame_on(kind: str, x: float) -> None
     )
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_a_white_die_on_a_white_table_is_not_missed(seed: int) -> None:
-    # The white die's body is the table's colour: only its pips show. The
-    # quick reader must read it or send the frame on, never read the others alone.
+def _same_as_table(seed: int) -> tuple[np.ndarray, list[PlacedDie]]:
+    """Two coloured dice and one of the table's own grey, 0.6-1 times their size, its pips black or grey."""
     rng = np.random.default_rng(seed)
-    img = np.full((480, 640, 3), 235, np.uint8)
+    size = float(rng.uniform(30, 90))
+    tone = int(rng.integers(150, 250))
+    img = np.full((480, 640, 3), tone, np.uint8)
     placed = [
-        draw_die(img, 5, (150.0, 150.0), 50.0, 10.0, (40, 40, 200), (245, 245, 245)),
-        draw_die(img, 3, (450.0, 150.0), 50.0, 35.0, (150, 60, 30), (240, 240, 240)),
-        draw_die(img, int(rng.integers(1, 7)), (300.0, 330.0), 50.0, float(rng.uniform(0, 90))),
+        draw_die(img, 5, (150.0, 150.0), size, 10.0, *DICE_COLOURS[2 + seed % 5]),
+        draw_die(img, 3, (450.0, 150.0), size, 35.0, *DICE_COLOURS[2 + (seed + 1) % 5]),
     ]
-    img = np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
-    dice = fast.read(img)
-    assert dice is None or _right(dice, placed)
-    # Without the white die the same frame is read.
-    img = np.full((480, 640, 3), 235, np.uint8)
-    for p, (body, pip) in zip(placed[:2], [DICE_COLOURS[2], DICE_COLOURS[4]], strict=True):
-        draw_die(img, p.value, p.center, p.size, p.angle, body, pip)
-    dice = fast.read(np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8))
+    small = size * float(rng.uniform(0.6, 1.0))
+    pip = (20, 20, 20) if rng.random() < 0.7 else (int(rng.integers(0, 120)),) * 3
+    value, angle = int(rng.integers(1, 7)), float(rng.uniform(0, 90))
+    placed.append(draw_die(img, value, (300.0, 330.0), small, angle, (tone, tone, tone), pip))
+    return np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8), placed
+
+
+def test_a_die_the_colour_of_the_table_is_not_missed() -> None:
+    # Only its pips show (its rim and its pips' rims are as dark as a shadow).
+    # The quick reader must read it or send the frame on, never read the
+    # others alone: before shadows were kept in the search for spots, 42 of
+    # 300 such frames (seeds 0-299) were read without it.
+    for seed in range(60):
+        img, placed = _same_as_table(seed)
+        dice = fast.read(img)
+        assert dice is None or _right(dice, placed), seed
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_same_frame_without_that_die_is_read(seed: int) -> None:
+    img, placed = _same_as_table(seed)
+    tone = int(img[0:40, 0:40].mean())
+    bare = np.full_like(img, tone)
+    for p, (body, pip) in zip(
+        placed[:2], [DICE_COLOURS[2 + seed % 5], DICE_COLOURS[2 + (seed + 1) % 5]], strict=True
+    ):
+        draw_die(bare, p.value, p.center, p.size, p.angle, body, pip)
+    dice = fast.read(
+        np.clip(bare + np.random.default_rng(seed).normal(0, 2.5, bare.shape), 0, 255).astype(np.uint8)
+    )
     assert dice is not None and _right(dice, placed[:2])
 
 
@@ -211,3 +232,26 @@ def test_train_photos_it_accepts_are_read_right(shared_dir: Path) -> None:
             assert (
                 score({name: labels[name]}, {name: [d.to_dict() for d in dice]})["image_accuracy"] == 1.0
             ), name
+
+
+def test_a_face_cut_out_along_a_wrong_outline_is_never_misread() -> None:
+    # An outline round the middle of a die (or round more than the die) puts
+    # the pips at the wrong places: before the face had to end where the
+    # outline does, a 5 or a 3 seen through a half-size outline read as a 1
+    # (231 wrong of 82800 such cut-outs; now none, and the right outline of
+    # 0.9-1.05 sides still reads).
+    table = (200, 205, 210)
+    right = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        img = np.full((200, 200, 3), table, np.uint8)
+        size, value, angle = float(rng.uniform(30, 90)), int(rng.integers(1, 7)), float(rng.uniform(0, 90))
+        draw_die(img, value, (100.0, 100.0), size, angle, *DICE_COLOURS[seed % len(DICE_COLOURS)])
+        img = np.clip(img + rng.normal(0, 2.5, img.shape), 0, 255).astype(np.uint8)
+        for scale in np.linspace(0.4, 1.5, 12):
+            for dx, dy, turn in [(0.0, 0.0, 0.0), (0.0, 0.0, 45.0), (0.1, 0.0, 0.0), (-0.2, 0.1, 10.0)]:
+                rect = ((100 + dx * size, 100 + dy * size), (size * scale, size * scale), angle + turn)
+                die, _ = fast._face(img, rect, 1, np.array(table, np.uint8))
+                assert die is None or die.value == value, (seed, scale, dx, dy, turn)
+                right += die is not None and abs(scale - 1) < 1e-6 and (dx, dy, turn) == (0.0, 0.0, 0.0)
+    assert right >= 30  # measured: 40 of 40

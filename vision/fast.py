@@ -38,6 +38,7 @@ FG_TEXTURE = 3.2
 # and is no die; a die's darker body differs in hue or is darker still.
 SHADOW = (0.3, 0.95)
 SHADOW_HUE = 0.1
+SHADOW_REACH = 1.25  # a die's shadow lies within its box grown by this
 MAX_OUTLINES = 60  # more outlines than this: a crowded or printed table
 MIN_AREA = 30  # outlines smaller than this (shrunk px) are no dice; they are spots
 # A die's outline (its convex hull: a light die on a light table is patchy):
@@ -75,6 +76,16 @@ STEP = (0.3, 0.7)  # the layout's grid step in half sides (rendered: 0.42-0.50)
 FIT = 0.2  # a pip's largest offset from its layout spot, in grid steps (rendered: at most 0.15)
 CONFIDENCE = 0.95
 _SQUARE3 = np.ones((3, 3), np.uint8)
+CROP = 1.5  # the face is cut out with the table around it, this many sides across
+BAND_IN = (0.4, 0.46)  # half-way bands, in sides from the centre: just inside the face ...
+BAND_OUT = (0.58, 0.7)  # ... and just outside it and its shadow
+FACE_IN = 0.8  # share of the inner band nearer the face's colour than the table's, at least
+FACE_OUT = 0.15  # ... and of the outer band, at most
+_CROP = round(FACE_PX * CROP)
+_RING = np.abs(np.arange(_CROP) + 0.5 - _CROP / 2) / FACE_PX
+_RING = np.maximum(_RING[None, :], _RING[:, None])  # each crop pixel's distance from the centre, in sides
+_BAND_IN = (_RING >= BAND_IN[0]) & (_RING < BAND_IN[1])
+_BAND_OUT = (_RING >= BAND_OUT[0]) & (_RING < BAND_OUT[1])
 
 # Pip spots on the 3x3 grid, by value; a turn by 90 degrees is tried too.
 _GRID = {
@@ -98,7 +109,7 @@ def explain(image: np.ndarray) -> tuple[list[Die] | None, str]:
     h, w = img.shape[:2]
     f = max(1, round(w / WORK_WIDTH))
     work = pixels.shrink_by(img, f)
-    raw = _foreground(work)
+    every, raw, table = _foreground(work)
     mask = cv2.medianBlur(raw, 3)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _SQUARE3)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE3)
@@ -122,32 +133,38 @@ def explain(image: np.ndarray) -> tuple[list[Die] | None, str]:
         return None, "dice of unlike sizes"
     if not DIE_SIDE[0] <= side * f <= DIE_SIDE[1] * min(h, w):
         return None, "dice too small or too large"
-    for rect in bodies:
-        box = cv2.boxPoints((rect[0], (rect[1][0] + 2, rect[1][1] + 2), rect[2]))
-        cv2.fillConvexPoly(raw, np.round(box).astype(np.int32), 0)
-    count, _, stats, _ = cv2.connectedComponentsWithStats(raw, connectivity=8)
+    # (a pip's rim, half pip and half table, is as dark as a shadow: shadows
+    # are not left out here, but the dice's own are covered by their grown boxes)
+    for (cx, cy), (rw, rh), angle in bodies:
+        box = cv2.boxPoints(((cx, cy), (rw * SHADOW_REACH + 2, rh * SHADOW_REACH + 2), angle))
+        cv2.fillConvexPoly(every, np.round(box).astype(np.int32), 0)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(every, connectivity=8)
     if count > 1 and stats[1:, cv2.CC_STAT_AREA].max() >= SPOT * math.pi * (PIP * side) ** 2:
         return None, "a spot outside the dice"
     dice = []
     for rect in bodies:
-        die, why = _face(img, rect, f)
+        x, y = min(int(rect[0][0]), table.shape[1] - 1), min(int(rect[0][1]), table.shape[0] - 1)
+        die, why = _face(img, rect, f, table[y, x])
         if die is None:
             return None, why
         dice.append(die)
     return dice, ""
 
 
-def _foreground(work: np.ndarray) -> np.ndarray:
-    """Pixels of ``work`` that differ from the table (shadows apart), as 0/1."""
+def _foreground(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pixels of ``work`` that differ from the table, as 0/1 (all of them, and those that are no
+    shadow), and the table's colour under every pixel."""
     table = _table(work)
     dist = _largest(cv2.absdiff(work, table))
+    sample = dist[::2, ::2].ravel()
+    texture = float(np.partition(sample, sample.size * 3 // 4)[sample.size * 3 // 4])
+    step = max(FG_STEP, FG_TEXTURE * texture)
     ratio = cv2.split(cv2.divide(work, cv2.max(table, 1), dtype=cv2.CV_32F))
     high = cv2.max(cv2.max(ratio[0], ratio[1]), ratio[2])
     low = cv2.min(cv2.min(ratio[0], ratio[1]), ratio[2])
-    dist[(high < SHADOW[1]) & (low > SHADOW[0]) & (high - low < SHADOW_HUE)] = 0
-    sample = dist[::2, ::2].ravel()
-    texture = float(np.partition(sample, sample.size * 3 // 4)[sample.size * 3 // 4])
-    return (dist > max(FG_STEP, FG_TEXTURE * texture)).astype(np.uint8)
+    shade = (high < SHADOW[1]) & (low > SHADOW[0]) & (high - low < SHADOW_HUE)
+    every = (dist > step).astype(np.uint8)
+    return every, every & ~shade, table
 
 
 def _table(work: np.ndarray) -> np.ndarray:
@@ -181,8 +198,9 @@ def _not_a_body(contour: np.ndarray, area: float, shape: tuple[int, ...]) -> str
     return ""
 
 
-def _face(img: np.ndarray, rect: tuple, f: int) -> tuple[Die | None, str]:
-    """The die in ``rect`` (a turned rectangle on the copy shrunk by ``f``), read surely, or why not."""
+def _face(img: np.ndarray, rect: tuple, f: int, table: np.ndarray) -> tuple[Die | None, str]:
+    """The die in ``rect`` (a turned rectangle on the copy shrunk by ``f``; ``table`` the
+    table's colour around it), read surely, or why not."""
     (cx, cy), (rw, rh), angle = rect
     cx, cy = (cx + 0.5) * f - 0.5, (cy + 0.5) * f - 0.5
     side = 0.5 * (rw + rh) * f
@@ -191,11 +209,24 @@ def _face(img: np.ndarray, rect: tuple, f: int) -> tuple[Die | None, str]:
     a = math.radians(angle)
     ca, sa = math.cos(a) * k, math.sin(a) * k
     # image -> face: turned by -angle about the die's centre, scaled, centred
-    m = np.float32([[ca, sa, n / 2 - ca * cx - sa * cy], [-sa, ca, n / 2 + sa * cx - ca * cy]])
-    face = cv2.warpAffine(img, m, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    lo, hi = int(n * INNER), int(n * (1 - INNER))
-    inner = face[lo:hi, lo:hi]
-    colour = np.round(pixels.median(inner.reshape(-1, 3))).astype(np.uint8)
+    c = (_CROP - 1) / 2  # the crop's centre, in pixel indices
+    m = np.float32([[ca, sa, c - ca * cx - sa * cy], [-sa, ca, c + sa * cx - ca * cy]])
+    crop = cv2.warpAffine(img, m, (_CROP, _CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lo, hi = (_CROP - n) // 2 + int(n * INNER), (_CROP + n) // 2 - int(n * INNER)
+    inner = crop[lo:hi, lo:hi]
+    colour = np.round(pixels.median(inner.reshape(-1, 3).astype(np.float32))).astype(np.uint8)
+    # The face must end where the outline does: face-coloured just inside
+    # it, table-coloured just outside (an outline round part of a die, or
+    # round more than a die, reads pips wrongly).
+    table = np.asarray(table, np.uint8)
+    if np.abs(colour.astype(int) - table).max() < FG_STEP:
+        return None, "a face like the table"
+    near_face = _largest(cv2.absdiff(crop, np.full_like(crop, colour))) < _largest(
+        cv2.absdiff(crop, np.full_like(crop, table))
+    )
+    inside, outside = near_face[_BAND_IN].mean(), near_face[_BAND_OUT].mean()
+    if inside < FACE_IN or outside > FACE_OUT:
+        return None, "not the whole face"
     d = _largest(cv2.absdiff(inner, np.full_like(inner, colour)))
     top = float(d.max())
     if top < PIP_CONTRAST:
@@ -207,6 +238,10 @@ def _face(img: np.ndarray, rect: tuple, f: int) -> tuple[Die | None, str]:
     if not 1 <= len(keep) <= 6:
         return None, "not 1-6 pips"
     stats, cents = stats[keep], cents[keep]
+    x0, y0 = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    x1, y1 = x0 + stats[:, cv2.CC_STAT_WIDTH], y0 + stats[:, cv2.CC_STAT_HEIGHT]
+    if min(x0.min(), y0.min()) == 0 or max(x1.max(), y1.max()) == hi - lo:
+        return None, "a pip cut by the face's margin"  # (the outline was smaller than the die)
     areas = stats[:, cv2.CC_STAT_AREA].astype(float)
     bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
     if areas.max() > PIP_LIKE * areas.min():
@@ -223,7 +258,7 @@ def _face(img: np.ndarray, rect: tuple, f: int) -> tuple[Die | None, str]:
     if mid / outline / k > EDGE_PX:
         return None, "blurred"
     pts = cents + lo
-    value = _layout((pts - n / 2 + 0.5) / (n / 2))
+    value = _layout((pts - c) / (n / 2))
     if value == 0:
         return None, "no layout"
     inv = cv2.invertAffineTransform(m)
