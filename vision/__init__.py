@@ -6,8 +6,11 @@ the pip-first reader (``vision.reader.read_dice``), fused by
 ``vision.fusion.fuse`` (which checks doubtful readings against their pip grid,
 ``vision.verify``). ``vision.recover`` reads again, in the die's own contrast,
 the dice both readers saw but could not read surely, and ``vision.quality``
-lowers the confidence of dice that are blurred, cocked or half hidden. OpenCV
-is imported on first use so that importing the package stays cheap.
+lowers the confidence of dice that are blurred, cocked or half hidden. A clean
+frame (dice lying apart on a plain table) is read first by the quick reader,
+``vision.fast``, which answers only when it is sure of every die and costs a
+few milliseconds; every other frame goes through the readers above. OpenCV is
+imported on first use so that importing the package stays cheap.
 """
 
 from __future__ import annotations
