@@ -222,20 +222,20 @@ def _face(
     crop = cv2.warpAffine(img, m, (_CROP, _CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     lo, hi = (_CROP - n) // 2 + int(n * INNER), (_CROP + n) // 2 - int(n * INNER)
     inner = crop[lo:hi, lo:hi]
-    colour = np.round(pixels.median(inner.reshape(-1, 3).astype(np.float32))).astype(np.uint8)
+    # (every other pixel: the median of a quarter of them is the same colour)
+    colour = np.round(pixels.median(inner[::2, ::2].reshape(-1, 3).astype(np.float32))).astype(np.uint8)
     # The face must end where the outline does: face-coloured just inside
     # it, table-coloured just outside (an outline round part of a die, or
     # round more than a die, reads pips wrongly).
     table = np.asarray(table, np.uint8)
     if np.abs(colour.astype(int) - table).max() < FG_STEP:
         return None, "a face like the table"
-    near_face = _largest(cv2.absdiff(crop, np.full_like(crop, colour))) < _largest(
-        cv2.absdiff(crop, np.full_like(crop, table))
-    )
+    to_face = _largest(cv2.absdiff(crop, np.full_like(crop, colour)))
+    near_face = to_face < _largest(cv2.absdiff(crop, np.full_like(crop, table)))
     inside, outside = near_face[_BAND_IN].mean(), near_face[_BAND_OUT].mean()
     if inside < FACE_IN or outside > FACE_OUT:
         return None, "not the whole face"
-    d = _largest(cv2.absdiff(inner, np.full_like(inner, colour)))
+    d = to_face[lo:hi, lo:hi]
     top = float(d.max())
     if top < PIP_CONTRAST:
         return None, "faint pips"
