@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import vision
-from vision import bench
+from vision import bench, fast
 from vision.synth import scene
 
 
@@ -22,8 +22,11 @@ def test_photo_line_is_skipped_without_the_photos(
     assert bench.run(argparse.Namespace(frames=5, seed=1)) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("640x480: median ")
-    assert lines[2].startswith("1280x720: median ")
-    assert lines[3] == f"byler-d6/train photos: skipped, {missing} not found"
+    assert lines[1].endswith(" of 5 frames")  # the quick reader's share
+    assert lines[2].startswith("640x480, full reader only: median ")
+    assert lines[3].startswith("1280x720: median ")
+    assert lines[4].startswith("1280x720, full reader only: median ")
+    assert lines[5] == f"byler-d6/train photos: skipped, {missing} not found"
 
 
 def test_photo_line_times_the_photos(
@@ -37,13 +40,30 @@ def test_photo_line_times_the_photos(
     assert len(bench.photo_frames(tmp_path, 4)) == 4
     monkeypatch.setattr(bench, "PHOTOS", tmp_path)
     read: list[tuple[int, ...]] = []
-    monkeypatch.setattr(vision, "read_dice", lambda frame: read.append(frame.shape) or [])
+    monkeypatch.setattr(
+        vision, "read_dice", lambda frame, quick=True: read.append((frame.shape, quick)) or []
+    )
+    monkeypatch.setattr(fast, "read", lambda frame: [] if frame.shape[0] == 320 else None)
     assert bench.run(argparse.Namespace(frames=5, seed=1)) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("byler-d6/train photos (320x320): median ")
-    assert last.endswith("; 5 frames)")
-    # every frame timed is read, after a warm-up read of each set's first
-    assert read == [(480, 640, 3)] * 6 + [(720, 1280, 3)] * 6 + [(320, 320, 3)] * 6
+    assert last.endswith("; 5 frames); the quick reader read 5 of 5 frames")
+    # every frame timed is read, after a warm-up read of each set's first;
+    # the rendered frames with and without the quick reader
+    big, wide, photo = (480, 640, 3), (720, 1280, 3), (320, 320, 3)
+    assert read == (
+        [(big, True)] * 6
+        + [(big, False)] * 6
+        + [(wide, True)] * 6
+        + [(wide, False)] * 6
+        + [(photo, True)] * 6
+    )
+
+
+def test_the_quick_readers_share_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    frames = [np.full((4, 4, 3), v, np.uint8) for v in (0, 1, 2)]
+    monkeypatch.setattr(fast, "read", lambda frame: [] if frame[0, 0, 0] else None)
+    assert bench.quick_share(frames) == "the quick reader read 2 of 3 frames"
 
 
 def test_shared_photos_are_found_beside_the_project(shared_dir: Path) -> None:

@@ -23,7 +23,11 @@ if TYPE_CHECKING:
 
     from vision.reader import Die
 
-__all__ = ["Die", "read_dice"]
+__all__ = ["SURE", "Die", "read_dice"]
+
+# A reading at or above this confidence counts as sure; below it the table
+# asks for a re-roll (or a correction from a phone) instead of guessing.
+SURE = 0.5
 
 # The pip-first reader's full-resolution pass is most of its cost, so a frame
 # of large dice is read on a copy scaled down to keep the smallest die found
@@ -44,8 +48,12 @@ PIP_READ_SIDE = 28.0
 PIP_SCALES = (0.5, 0.65, 0.7071)
 
 
-def read_dice(image: np.ndarray) -> list[Die]:
-    """Read every die whose top face shows in ``image`` (a BGR, grey or BGRA array)."""
+def read_dice(image: np.ndarray, *, quick: bool = True) -> list[Die]:
+    """Read every die whose top face shows in ``image`` (a BGR, grey or BGRA array).
+
+    ``quick=False`` skips the quick reader and sends every frame through the
+    full one (the benchmark times both).
+    """
     from vision import fast, reader
     from vision.faces import scan_faces
     from vision.fusion import fuse
@@ -54,14 +62,14 @@ def read_dice(image: np.ndarray) -> list[Die]:
 
     # A clean frame (dice alone on a plain table, every one plain to see) is
     # read by the quick reader, which answers only when it is sure of them all.
-    quick = fast.read(image)
-    if quick is not None:
-        return quick
+    first = fast.read(image) if quick else None
+    if first is not None:
+        return first
     # The pip-first pass runs on every frame, even one the body-first reader
     # seems to explain: a die whose body looks like the table (a white die on a
     # light board, any die in a grey frame) leaves that reader nothing to see.
     scan = scan_faces(image)
-    sure = [d.side for d in scan.dice if d.confidence >= 0.5 and d.side > 0]
+    sure = [d.side for d in scan.dice if d.confidence >= SURE and d.side > 0]
     smallest = min(sure) if sure else 0.0
     scale = next((k for k in PIP_SCALES if smallest * k >= PIP_READ_SIDE), 1.0)
     # The dice's size tells the pip-first reader which of its levels to read.

@@ -19,17 +19,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=7)
 
 
-def time_frames(frames: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def time_frames(frames: list[np.ndarray], quick: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Wall and CPU milliseconds of ``read_dice`` on each frame, after one warm-up read."""
     import numpy as np
 
     from vision import read_dice
 
-    read_dice(frames[0])
+    read_dice(frames[0], quick=quick)
     wall, cpu = [], []
     for f in frames:
         t0, c0 = time.perf_counter(), time.process_time()
-        read_dice(f)
+        read_dice(f, quick=quick)
         wall.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
     return np.array(wall), np.array(cpu)
@@ -44,6 +44,14 @@ def summary(label: str, wall: np.ndarray, cpu: np.ndarray) -> str:
         f"per frame (CPU median {np.median(cpu):.1f} ms, p95 {np.percentile(cpu, 95):.1f} ms; "
         f"{len(wall)} frames)"
     )
+
+
+def quick_share(frames: list[np.ndarray]) -> str:
+    """How many of ``frames`` the quick reader answers (the rest cost the full reader's time)."""
+    from vision import fast
+
+    taken = sum(fast.read(f) is not None for f in frames)
+    return f"the quick reader read {taken} of {len(frames)} frames"
 
 
 def photo_frames(folder: Path, count: int) -> list[np.ndarray]:
@@ -73,11 +81,15 @@ def run(args: argparse.Namespace) -> int:
             scene(width, height, [int(v) for v in rng.integers(1, 7, 5)], size, rng, kinds[i % len(kinds)])[0]
             for i in range(frames_n)
         ]
-        print(summary(f"{width}x{height}", *time_frames(frames)))
+        print(summary(f"{width}x{height}", *time_frames(frames)) + f"; {quick_share(frames)}")
+        # A frame the quick reader sends on costs the full reader's time; the
+        # real photos below all are.
+        print(summary(f"{width}x{height}, full reader only", *time_frames(frames, quick=False)))
     photos = photo_frames(PHOTOS, frames_n)
     if photos:
         h, w = photos[0].shape[:2]
-        print(summary(f"byler-d6/train photos ({w}x{h})", *time_frames(photos)))
+        line = summary(f"byler-d6/train photos ({w}x{h})", *time_frames(photos))
+        print(f"{line}; {quick_share(photos)}")
     else:
         print(f"byler-d6/train photos: skipped, {PHOTOS} not found")
     return 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from vision import body, pixels, verify
+from vision import SURE, body, pixels, verify
 from vision.reader import Die
 
 if TYPE_CHECKING:
@@ -86,7 +86,6 @@ MANY_PIPS_RIGHT = 0.85
 # small pips stand clear of the marbling. On train that reading, when it was
 # sure and agreed with one of the first two, was right in 14 of 19 dice; alone
 # it was right in about half, so agreement is required.
-SURE = 0.5  # confidence from which a reading counts as sure
 REREAD_UPSCALE = 2.0
 REREAD_WINDOW = 2.0  # crop side, in die sides
 REREAD_REACH = 0.4  # the re-read die's centre lies this close (in die sides)

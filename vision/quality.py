@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision import SURE, pixels
 from vision import body as die_body
-from vision import pixels
 
 if TYPE_CHECKING:
     from vision.reader import Die
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 # Confidence given to a die that fails a check: below the 0.5 a die needs to
 # be counted, so the table asks for a re-roll.
 REFUSED = 0.3
-SURE = 0.5  # readings below this are unsure already and are left alone
 
 # All sizes below are in die sides, taken as the side of the reading's box:
 # the readers' boxes are what every reading has.

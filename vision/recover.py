@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision import faces, pixels, quality, verify
+from vision import SURE, faces, pixels, quality, verify
 
 if TYPE_CHECKING:
     from vision.reader import Die
@@ -174,7 +174,6 @@ def read_face(image: np.ndarray, cx: float, cy: float, side: float) -> FaceRead 
     return best
 
 
-SURE = 0.5  # readings below this are unsure (vision.fusion's, vision.quality's)
 RECOVERED = 0.6  # confidence of a die read here: sure, but below the readers' agreeing dice
 # A clear reading: read at the labelled boxes of the 1487 train dice, the
 # readings this clear (and not 1s, below) were right for 667 of 689 (96.8%);

@@ -38,14 +38,13 @@ import math
 import cv2
 import numpy as np
 
-from vision import faces, pixels
+from vision import SURE, faces, pixels
 from vision.reader import Die
 
 # Only sure dice are checked (an unsure one is asked for again anyway), and
 # only below CHECK_BELOW: on train 8 of 1040 dice read at 0.9 or more were
 # wrong and the check changed none of them, while skipping them cuts its cost
 # by three quarters (most dice of a clear frame are read at 0.99 or more).
-SURE = 0.5
 CHECK_BELOW = 0.9
 
 # The nine sites in grid units (x, y), row by row, and the sites each layout
