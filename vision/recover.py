@@ -443,10 +443,10 @@ def recover(
 ) -> list[Die]:
     """``dice`` with the unsure readings that ``read_face`` reads clearly made sure.
 
-    First, a sure reading that both pip grids contradict takes the value both
-    show (``grids_agree``). Given the two readers' readings that ``dice`` were fused from, a
+    Given the two readers' readings that ``dice`` were fused from, a
     pip-first 1 fused to more is made a 1 first where the grid shows it
-    (``ones_read_as_more``).
+    (``ones_read_as_more``). Then a sure reading that both pip grids
+    contradict takes the value both show (``grids_agree``).
 
     A reading made sure must still pass ``vision.quality``'s checks (a die
     read here is no less likely to be cocked, hidden or blurred), and its
