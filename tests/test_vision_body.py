@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import pytest
@@ -14,8 +16,7 @@ from vision.body import (
     TABLE_SAME,
     lone_one_has_body,
     outline,
-    pip_table_distance,
-    pips_are_table,
+    pip_table_distances,
 )
 from vision.fusion import fuse
 from vision.quality import grade
@@ -180,8 +181,7 @@ def _word_as_die(
 def test_a_words_holes_are_the_boards_own_colour(text: str, font: int, paper: tuple, ink: tuple) -> None:
     img, word = _word_as_die(text, font, 3.0, 12, paper, ink)
     assert 1 <= word.value <= 6
-    assert pip_table_distance(img, word) < TABLE_SAME
-    assert pips_are_table(img, word)
+    assert pip_table_distances(img, [word])[0] < TABLE_SAME
     assert grade(img, [word]) == []  # dropped, not refused: a printed word asks for no re-roll
 
 
@@ -207,8 +207,25 @@ def test_a_dies_pips_are_not_the_tables_colour(value: int, size: float, kind: st
     half = 0.5 * size * (np.cos(np.radians(30.0)) + np.sin(np.radians(30.0)))
     pips = _pips(value, (150.0, 150.0), size, 30.0)
     die = Die(value, [150 - half, 150 - half, 150 + half, 150 + half], 0.9, pips, 0.1 * size, size)
-    assert not pips_are_table(img, die)
+    assert pip_table_distances(img, [die])[0] >= TABLE_SAME
     assert len(grade(img, [die])) == 1
+
+
+def test_dice_measured_together_measure_as_each_alone() -> None:
+    # (all dice are measured in one pass, rows of different pip counts padded)
+    img = background(640, 480, "plain", np.random.default_rng(4))
+    dice = []
+    for k, (value, colours) in enumerate(zip([1, 3, 6, 2, 5], DICE_COLOURS, strict=False)):
+        centre, size = (80.0 + 120 * k, 240.0), 40.0 + 8 * k
+        draw_die(img, value, centre, size, 15.0 * k, body=colours[0], pip=colours[1])
+        pips = _pips(value, centre, size, 15.0 * k)
+        box = [centre[0] - size / 2, centre[1] - size / 2, centre[0] + size / 2, centre[1] + size / 2]
+        dice.append(Die(value, box, 0.9, pips, 0.1 * size if k % 2 else 0.0, size))
+    dice.append(Die(4, [10.0, 10.0, 50.0, 50.0], 0.9, [], 0.0, 40.0))  # (no pips: cannot be told)
+    together = pip_table_distances(img, dice)
+    assert together == [pip_table_distances(img, [d])[0] for d in dice]
+    assert together[-1] == float("inf")
+    assert sum(math.isfinite(v) for v in together[:-1]) >= 3  # (a light die on a light table: inf)
 
 
 def test_white_pips_of_a_dark_die_on_a_light_tray_are_not_the_tray() -> None:
@@ -217,7 +234,7 @@ def test_white_pips_of_a_dark_die_on_a_light_tray_are_not_the_tray() -> None:
     img = np.full((300, 300, 3), tray, np.uint8)
     draw_die(img, 5, (150.0, 150.0), 50.0, 10.0, body=(40, 30, 30), pip=pip)
     die = Die(5, [120.0, 120.0, 180.0, 180.0], 0.9, _pips(5, (150.0, 150.0), 50.0, 10.0), 4.0, 50.0)
-    assert pip_table_distance(img, die) >= TABLE_SAME
+    assert pip_table_distances(img, [die])[0] >= TABLE_SAME
     assert len(grade(img, [die])) == 1
 
 

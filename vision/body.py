@@ -9,7 +9,7 @@ around them. ``vision.fusion`` asks this of the dice that only the pip-first
 reader found (the body-first reader, ``vision.faces``, saw no die body
 there): ``outline`` of all of them, ``one_body`` of its 1s. ``vision.quality``
 drops every sure reading whose pips are the colour of the table around it
-(``pips_are_table``): ink and paper, not a die.
+(``pip_table_distances`` under TABLE_SAME): ink and paper, not a die.
 
 ``one_body`` measures, around a 1's pip, how much of the face is one colour
 (``share``) and how far that colour reaches from the pip all round
@@ -312,13 +312,3 @@ def pip_table_distances(image: np.ndarray, dice: list[Die]) -> list[float]:
         if seen[k]:
             out[i] = float(apart[k])
     return out
-
-
-def pip_table_distance(image: np.ndarray, die: Die) -> float:
-    """``pip_table_distances`` of one die."""
-    return pip_table_distances(image, [die])[0]
-
-
-def pips_are_table(image: np.ndarray, die: Die) -> bool:
-    """Whether the pips of ``die`` are the colour of the table around it: ink and paper, not a die."""
-    return pip_table_distance(image, die) < TABLE_SAME

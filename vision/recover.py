@@ -369,9 +369,9 @@ def _table(image: np.ndarray) -> np.ndarray:
     return pixels.OPPONENT @ pixels.median(sample)
 
 
-def _unlike_table(f: FaceRead, table: np.ndarray) -> bool:
-    """Whether the body of the face read as ``f`` differs from the table's colour ``table``."""
-    return float(np.linalg.norm(pixels.OPPONENT @ np.float32(f.body) - table)) >= BODY_FROM_TABLE
+def _unlike_table(colour: np.ndarray, table: np.ndarray) -> bool:
+    """Whether a body's BGR ``colour`` differs from the table's colour ``table`` (opponent axes)."""
+    return float(np.linalg.norm(pixels.OPPONENT @ np.float32(colour) - table)) >= BODY_FROM_TABLE
 
 
 def _passes(image: np.ndarray, dice: list[Die], which: list[int]) -> bool:
@@ -417,8 +417,7 @@ def read_bodies(image: np.ndarray, dice: list[Die], bodies: list[Die]) -> list[D
         # (a body like the table is no die: the face is not read, which
         # spares the cost of the prints of a tray)
         middle, _, _ = pixels.crop(image, cx, cy, BODY_MIDDLE * max(b.side, 1.0))
-        colour = pixels.median(middle.reshape(-1, 3).astype(np.float32))
-        if float(np.linalg.norm(pixels.OPPONENT @ colour - table)) < BODY_FROM_TABLE:
+        if not _unlike_table(pixels.median(middle.reshape(-1, 3).astype(np.float32)), table):
             continue
         f = read_face(image, cx, cy, side)
         if b.side and (f is None or f.separation < MIN_SEPARATION or f.margin < MIN_MARGIN):
@@ -427,7 +426,7 @@ def read_bodies(image: np.ndarray, dice: list[Die], bodies: list[Die]) -> list[D
                 f = g
         if f is None or f.separation < MIN_SEPARATION or f.margin < MIN_MARGIN:
             continue
-        if f.one > f.separation + ONE_OVER or not _unlike_table(f, table):
+        if f.one > f.separation + ONE_OVER or not _unlike_table(f.body, table):
             continue
         found.append(Die(f.value, list(b.box), RECOVERED, side=b.side))
     out = list(dice) + found
@@ -494,7 +493,7 @@ def recover(
             continue  # a 1: its single pip fits some grid of a larger value too
         if table is None:
             table = _table(image)
-        if not _unlike_table(f, table):
+        if not _unlike_table(f.body, table):
             continue
         out[i] = Die(f.value, list(d.box), RECOVERED, side=d.side)
         made.append(i)
