@@ -48,23 +48,40 @@ PIP_READ_SIDE = 28.0
 PIP_SCALES = (0.5, 0.65, 0.7071)
 
 
-def read_dice(image: np.ndarray, *, quick: bool = True) -> list[Die]:
+# The full reader reads a frame in up to this many quarter turns, which vote
+# (``vision.turns``); each turn costs a full reading.
+TURNS = 4
+
+
+def read_dice(image: np.ndarray, *, quick: bool = True, turns: int = TURNS) -> list[Die]:
     """Read every die whose top face shows in ``image`` (a BGR, grey or BGRA array).
 
     ``quick=False`` skips the quick reader and sends every frame through the
-    full one (the benchmark times both).
+    full one (the benchmark times both). ``turns`` (1, 2 or 4) is how many
+    quarter turns of the frame the full reader reads at most
+    (``vision.turns.read_turning``).
     """
-    from vision import fast, reader
-    from vision.faces import scan_faces
-    from vision.fusion import fuse
-    from vision.quality import grade
-    from vision.recover import recover
+    from vision import fast
+    from vision.turns import read_turning
 
+    if turns not in (1, 2, 4):
+        raise ValueError(f"turns must be 1, 2 or 4, not {turns}")
     # A clean frame (dice alone on a plain table, every one plain to see) is
     # read by the quick reader, which answers only when it is sure of them all.
     first = fast.read(image) if quick else None
     if first is not None:
         return first
+    return read_turning(_read_full, image, turns)
+
+
+def _read_full(image: np.ndarray) -> list[Die]:
+    """The full reader: both readers, fused, recovered and graded."""
+    from vision import reader
+    from vision.faces import scan_faces
+    from vision.fusion import fuse
+    from vision.quality import grade
+    from vision.recover import recover
+
     # The pip-first pass runs on every frame, even one the body-first reader
     # seems to explain: a die whose body looks like the table (a white die on a
     # light board, any die in a grey frame) leaves that reader nothing to see.

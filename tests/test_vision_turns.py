@@ -1,0 +1,181 @@
+"""Reading a frame in quarter turns (vision.turns): exact turns back, and the vote."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision import SURE, Die, read_dice
+from vision.synth import scene
+from vision.turns import TIE_MARGIN, agree, read_turning, turned, unturn, unturn_point, vote
+
+
+def _die(value: int, x: float, y: float, confidence: float = 0.9, side: float = 40.0) -> Die:
+    h = side / 2
+    return Die(value, [x - h, y - h, x + h, y + h], confidence, [(x - 5.0, y - 3.0)], 4.0, side)
+
+
+@pytest.mark.parametrize("turns", range(4))
+@pytest.mark.parametrize("shape", [(48, 64), (64, 48), (50, 50, 3)])
+def test_a_point_turned_comes_back_to_its_pixel(turns: int, shape: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(turns)
+    for _ in range(20):
+        image = np.zeros(shape, np.uint8)
+        y, x = int(rng.integers(shape[0])), int(rng.integers(shape[1]))
+        image[y, x] = 255
+        ty, tx = (int(v[0]) for v in np.nonzero(turned(image, turns))[:2])
+        # the pixel's centre, turned and brought back, is the pixel's centre
+        back = unturn_point(tx + 0.5, ty + 0.5, turns, shape)
+        assert back == pytest.approx((x + 0.5, y + 0.5))
+
+
+def test_a_turned_image_is_a_turn() -> None:
+    image = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    assert turned(image, 1).tolist() == [[3, 7, 11], [2, 6, 10], [1, 5, 9], [0, 4, 8]]
+    assert np.array_equal(turned(image, 4), image)
+    assert turned(image, 2).flags["C_CONTIGUOUS"]
+
+
+@pytest.mark.parametrize("turns", range(4))
+def test_dice_read_on_a_turn_come_back_to_the_frame(turns: int) -> None:
+    shape = (480, 640, 3)
+    x, y = 100.0, 60.0
+    # where the die at (x, y) of the frame shows in the turned frame
+    h, w = shape[:2]
+    at = [(x, y), (y, w - x), (w - x, h - y), (h - y, x)][turns]
+    die = _die(4, float(at[0]), float(at[1]))
+    back = unturn([die], turns, shape)[0]
+    assert back.center == pytest.approx((x, y))
+    assert back.box[2] - back.box[0] == pytest.approx(40.0) and back.box[3] - back.box[1] == pytest.approx(
+        40.0
+    )
+    assert back.pips[0] == pytest.approx(unturn_point(*die.pips[0], turns, shape))
+    assert (back.value, back.confidence, back.side) == (4, 0.9, 40.0)
+    assert die.center == pytest.approx(at)  # the reading itself is left as it was
+
+
+def test_readings_that_agree_give_each_die_once() -> None:
+    readings = [[_die(3, 100, 100), _die(5, 200, 100)] for _ in range(4)]
+    readings[2] = [_die(5, 202, 98), _die(3, 101, 103)]  # found in another order, a little apart
+    out = vote(readings)
+    assert sorted((d.value, round(d.confidence, 3)) for d in out) == [(3, 0.9), (5, 0.9)]
+
+
+def test_the_value_most_readings_give_wins_and_the_doubt_shows() -> None:
+    readings = [[_die(3, 100, 100, 0.9)], [_die(3, 100, 100, 0.8)], [_die(2, 100, 100, 0.95)], []]
+    (d,) = vote(readings)
+    assert d.value == 3
+    assert d.confidence == pytest.approx(SURE + (0.9 - SURE) * 2 / 3)
+
+
+def test_a_tie_goes_to_the_more_confident_value() -> None:
+    readings = [
+        [_die(3, 100, 100, 0.6)],
+        [_die(3, 100, 100, 0.6)],
+        [_die(2, 100, 100, 0.9)],
+        [_die(2, 100, 100, 0.8)],
+    ]
+    (d,) = vote(readings)
+    assert d.value == 2 and SURE <= d.confidence < 0.9
+
+
+def test_a_die_one_reading_saw_is_left_out_and_two_keep_it() -> None:
+    assert vote([[_die(6, 100, 100)], [], [], []]) == []
+    (d,) = vote([[_die(6, 100, 100)], [], [_die(6, 100, 100)], []])
+    assert d.value == 6 and d.confidence >= SURE
+
+
+def test_a_die_as_many_readings_refuse_is_refused_unless_the_sure_ones_are_clear() -> None:
+    faint = SURE + TIE_MARGIN / 4  # two of these add up to less than the margin
+    readings = [
+        [_die(6, 100, 100, faint)],
+        [_die(6, 100, 100, 0.3)],
+        [_die(6, 100, 100, faint)],
+        [_die(6, 100, 100, 0.2)],
+    ]
+    (d,) = vote(readings)
+    assert d.confidence == 0.3  # reported, unsure, so the table asks for a re-roll
+    readings[0] = readings[2] = [_die(6, 100, 100, 0.95)]
+    (d,) = vote(readings)
+    assert d.confidence >= SURE
+
+
+def test_more_unsure_readings_than_sure_ones_refuse_a_die() -> None:
+    readings = [
+        [_die(4, 100, 100, 0.99)],
+        [_die(4, 100, 100, 0.99)],
+        [_die(4, 100, 100, 0.3)],
+        [_die(4, 100, 100, 0.3)],
+    ]
+    readings.append([_die(4, 100, 100, 0.3)])
+    (d,) = vote(readings)
+    assert d.confidence < SURE
+
+
+def test_dice_side_by_side_are_not_pooled_together() -> None:
+    # each reading finds both, in its own order
+    readings = [[_die(1, 100, 100), _die(2, 141, 100)] for _ in range(2)]
+    readings.append([_die(2, 139, 100), _die(1, 101, 100)])
+    out = sorted(vote(readings), key=lambda d: d.center[0])
+    assert [d.value for d in out] == [1, 2]
+
+
+def test_agree() -> None:
+    a = [_die(3, 100, 100), _die(5, 200, 100, 0.3)]
+    assert agree([a, [_die(5, 201, 99, 0.2), _die(3, 99, 101)]])
+    assert not agree([a, [_die(5, 200, 100, 0.3)]])  # a sure die missed
+    assert agree([a, [_die(3, 100, 100)]][:1] + [[_die(3, 101, 100)]])  # an unsure one may be missed
+    assert not agree([a, [_die(4, 100, 100), _die(5, 200, 100, 0.3)]])  # another value
+    assert not agree([a, [_die(3, 100, 100, 0.3), _die(5, 200, 100, 0.3)]])  # sure against unsure
+
+
+def test_the_quarter_turns_are_read_only_when_the_half_turn_disagrees() -> None:
+    image = np.zeros((40, 60, 3), np.uint8)
+    shapes: list[tuple[int, ...]] = []
+
+    def corner(frame: np.ndarray) -> list[Die]:
+        # a die always at the turned frame's (20, 20): the frame as it is and
+        # its half turn place it apart, so the quarter turns are read too
+        shapes.append(frame.shape[:2])
+        return [_die(5, 20, 20)]
+
+    out = read_turning(corner, image)
+    assert shapes == [(40, 60), (40, 60), (60, 40), (60, 40)]
+    # (20, 20) as it is and in the three-quarter turn; (40, 20) in the others
+    assert sorted(d.center for d in out) == [(20.0, 20.0), (40.0, 20.0)]
+
+    def middle(frame: np.ndarray) -> list[Die]:
+        shapes.append(frame.shape[:2])
+        h, w = frame.shape[:2]
+        return [_die(5, w / 2, h / 2)]
+
+    shapes.clear()
+    (d,) = read_turning(middle, image)
+    assert len(shapes) == 2 and d.center == pytest.approx((30.0, 20.0))
+    shapes.clear()
+    assert len(read_turning(middle, image, 1)) == 1 and len(shapes) == 1
+    with pytest.raises(ValueError):
+        read_turning(middle, image, 3)
+    with pytest.raises(ValueError):
+        read_dice(image, turns=0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_reading_a_turned_frame_reads_the_same_dice(seed: int) -> None:
+    rng = np.random.default_rng(900 + seed)
+    size = float(rng.uniform(35, 70))
+    img, placed = scene(
+        640, 480, [int(v) for v in rng.integers(1, 7, 5)], size, rng, ["wood", "tray", "cloth", "plain"][seed]
+    )
+    first = [d for d in read_dice(img, quick=False) if d.confidence >= SURE]
+    for d in placed:
+        assert any(r.value == d.value and math.dist(r.center, d.center) < size / 3 for r in first)
+    for k in (1, 2):
+        again = unturn(
+            [d for d in read_dice(turned(img, k), quick=False) if d.confidence >= SURE], k, img.shape
+        )
+        assert sorted(d.value for d in again) == sorted(d.value for d in first)
+        for d in again:
+            assert min(math.dist(d.center, r.center) for r in first) < size / 10
