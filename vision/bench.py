@@ -19,17 +19,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=7)
 
 
-def time_frames(frames: list[np.ndarray], quick: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def time_frames(
+    frames: list[np.ndarray], quick: bool = True, turns: int = 4
+) -> tuple[np.ndarray, np.ndarray]:
     """Wall and CPU milliseconds of ``read_dice`` on each frame, after one warm-up read."""
     import numpy as np
 
     from vision import read_dice
 
-    read_dice(frames[0], quick=quick)
+    read_dice(frames[0], quick=quick, turns=turns)
     wall, cpu = [], []
     for f in frames:
         t0, c0 = time.perf_counter(), time.process_time()
-        read_dice(f, quick=quick)
+        read_dice(f, quick=quick, turns=turns)
         wall.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
     return np.array(wall), np.array(cpu)
@@ -90,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         h, w = photos[0].shape[:2]
         line = summary(f"byler-d6/train photos ({w}x{h})", *time_frames(photos))
         print(f"{line}; {quick_share(photos)}")
+        # What reading in turns (vision.turns) costs over reading a frame once.
+        print(summary(f"byler-d6/train photos ({w}x{h}), one turn", *time_frames(photos, turns=1)))
     else:
         print(f"byler-d6/train photos: skipped, {PHOTOS} not found")
     return 0
