@@ -41,24 +41,24 @@ def test_photo_line_times_the_photos(
     monkeypatch.setattr(bench, "PHOTOS", tmp_path)
     read: list[tuple[int, ...]] = []
     monkeypatch.setattr(
-        vision, "read_dice", lambda frame, quick=True, turns=4: read.append((frame.shape, quick, turns)) or []
+        vision, "read_dice", lambda frame, quick=True, views=6: read.append((frame.shape, quick, views)) or []
     )
     monkeypatch.setattr(fast, "read", lambda frame: [] if frame.shape[0] == 320 else None)
     assert bench.run(argparse.Namespace(frames=5, seed=1)) == 0
-    *_, last, turn = capsys.readouterr().out.splitlines()
+    *_, last, one = capsys.readouterr().out.splitlines()
     assert last.startswith("byler-d6/train photos (320x320): median ")
     assert last.endswith("; 5 frames); the quick reader read 5 of 5 frames")
-    assert turn.startswith("byler-d6/train photos (320x320), one turn: median ")
+    assert one.startswith("byler-d6/train photos (320x320), one view: median ")
     # every frame timed is read, after a warm-up read of each set's first;
     # the rendered frames with and without the quick reader, the photos in
-    # up to four turns and in one
+    # up to six views and in one
     big, wide, photo = (480, 640, 3), (720, 1280, 3), (320, 320, 3)
     assert read == (
-        [(big, True, 4)] * 6
-        + [(big, False, 4)] * 6
-        + [(wide, True, 4)] * 6
-        + [(wide, False, 4)] * 6
-        + [(photo, True, 4)] * 6
+        [(big, True, 6)] * 6
+        + [(big, False, 6)] * 6
+        + [(wide, True, 6)] * 6
+        + [(wide, False, 6)] * 6
+        + [(photo, True, 6)] * 6
         + [(photo, True, 1)] * 6
     )
 

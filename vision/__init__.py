@@ -48,30 +48,25 @@ PIP_READ_SIDE = 28.0
 PIP_SCALES = (0.5, 0.65, 0.7071)
 
 
-# The full reader reads a frame in up to this many quarter turns, which vote
-# (``vision.turns``); each turn costs a full reading.
-TURNS = 4
-
-
-def read_dice(image: np.ndarray, *, quick: bool = True, turns: int = TURNS) -> list[Die]:
+def read_dice(image: np.ndarray, *, quick: bool = True, views: int = 6) -> list[Die]:
     """Read every die whose top face shows in ``image`` (a BGR, grey or BGRA array).
 
     ``quick=False`` skips the quick reader and sends every frame through the
-    full one (the benchmark times both). ``turns`` (1, 2 or 4) is how many
-    quarter turns of the frame the full reader reads at most
-    (``vision.turns.read_turning``).
+    full one (the benchmark times both). ``views`` (1-6) is how many views of
+    the frame (turned, resized) the full reader reads at most, each costing a
+    full reading (``vision.views``).
     """
     from vision import fast
-    from vision.turns import read_turning
+    from vision.views import VIEWS, read_views
 
-    if turns not in (1, 2, 4):
-        raise ValueError(f"turns must be 1, 2 or 4, not {turns}")
+    if not 1 <= views <= len(VIEWS):
+        raise ValueError(f"views must be 1 to {len(VIEWS)}, not {views}")
     # A clean frame (dice alone on a plain table, every one plain to see) is
     # read by the quick reader, which answers only when it is sure of them all.
     first = fast.read(image) if quick else None
     if first is not None:
         return first
-    return read_turning(_read_full, image, turns)
+    return read_views(_read_full, image, views)
 
 
 def _read_full(image: np.ndarray) -> list[Die]:

@@ -20,18 +20,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def time_frames(
-    frames: list[np.ndarray], quick: bool = True, turns: int = 4
+    frames: list[np.ndarray], quick: bool = True, views: int = 6
 ) -> tuple[np.ndarray, np.ndarray]:
     """Wall and CPU milliseconds of ``read_dice`` on each frame, after one warm-up read."""
     import numpy as np
 
     from vision import read_dice
 
-    read_dice(frames[0], quick=quick, turns=turns)
+    read_dice(frames[0], quick=quick, views=views)
     wall, cpu = [], []
     for f in frames:
         t0, c0 = time.perf_counter(), time.process_time()
-        read_dice(f, quick=quick, turns=turns)
+        read_dice(f, quick=quick, views=views)
         wall.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
     return np.array(wall), np.array(cpu)
@@ -92,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
         h, w = photos[0].shape[:2]
         line = summary(f"byler-d6/train photos ({w}x{h})", *time_frames(photos))
         print(f"{line}; {quick_share(photos)}")
-        # What reading in turns (vision.turns) costs over reading a frame once.
-        print(summary(f"byler-d6/train photos ({w}x{h}), one turn", *time_frames(photos, turns=1)))
+        # What reading in several views (vision.views) costs over reading once.
+        print(summary(f"byler-d6/train photos ({w}x{h}), one view", *time_frames(photos, views=1)))
     else:
         print(f"byler-d6/train photos: skipped, {PHOTOS} not found")
     return 0

@@ -1,4 +1,4 @@
-"""Reading a frame in quarter turns (vision.turns): exact turns back, and the vote."""
+"""Reading a frame in several views (vision.views): turned and resized back exactly, and the vote."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from vision import SURE, Die, read_dice
 from vision.synth import scene
-from vision.turns import TIE_MARGIN, agree, read_turning, turned, unturn, unturn_point, vote
+from vision.views import VIEWS, agree, read_view, read_views, turned, unturn, unturn_point, vote
 
 
 def _die(value: int, x: float, y: float, confidence: float = 0.9, side: float = 40.0) -> Die:
@@ -87,31 +87,30 @@ def test_a_die_one_reading_saw_is_left_out_and_two_keep_it() -> None:
     assert d.value == 6 and d.confidence >= SURE
 
 
-def test_a_die_as_many_readings_refuse_is_refused_unless_the_sure_ones_are_clear() -> None:
-    faint = SURE + TIE_MARGIN / 4  # two of these add up to less than the margin
-    readings = [
-        [_die(6, 100, 100, faint)],
-        [_die(6, 100, 100, 0.3)],
-        [_die(6, 100, 100, faint)],
-        [_die(6, 100, 100, 0.2)],
-    ]
-    (d,) = vote(readings)
-    assert d.confidence == 0.3  # reported, unsure, so the table asks for a re-roll
-    readings[0] = readings[2] = [_die(6, 100, 100, 0.95)]
-    (d,) = vote(readings)
-    assert d.confidence >= SURE
+def _readings(*confidences: float) -> list[list[Die]]:
+    return [[_die(6, 100, 100, c)] for c in confidences]
 
 
-def test_more_unsure_readings_than_sure_ones_refuse_a_die() -> None:
-    readings = [
-        [_die(4, 100, 100, 0.99)],
-        [_die(4, 100, 100, 0.99)],
-        [_die(4, 100, 100, 0.3)],
-        [_die(4, 100, 100, 0.3)],
-    ]
-    readings.append([_die(4, 100, 100, 0.3)])
-    (d,) = vote(readings)
-    assert d.confidence < SURE
+@pytest.mark.parametrize(
+    ("confidences", "sure"),
+    [
+        ((0.9, 0.9), True),
+        ((0.9, 0.9, 0.3), False),  # two sure ones carry a die only when no reading doubts it
+        ((0.99, 0.99, 0.3, 0.3), False),
+        ((0.9, 0.9, 0.9, 0.3), True),
+        ((0.9, 0.9, 0.9, 0.3, 0.3, 0.3), False),  # as many unsure as sure
+        ((0.9, 0.9, 0.9, 0.3, 0.3), True),
+        ((0.9, 0.3), False),
+    ],
+)
+def test_a_die_is_sure_when_its_sure_readings_outvote_the_unsure(
+    confidences: tuple[float, ...], sure: bool
+) -> None:
+    (d,) = vote(_readings(*confidences))
+    assert (d.confidence >= SURE) == sure
+    if not sure:
+        # reported as its most confident unsure reading: the table asks for a re-roll
+        assert d.confidence == max(c for c in confidences if c < SURE)
 
 
 def test_dice_side_by_side_are_not_pooled_together() -> None:
@@ -131,19 +130,21 @@ def test_agree() -> None:
     assert not agree([a, [_die(3, 100, 100, 0.3), _die(5, 200, 100, 0.3)]])  # sure against unsure
 
 
-def test_the_quarter_turns_are_read_only_when_the_half_turn_disagrees() -> None:
+def test_the_other_views_are_read_only_when_the_first_two_disagree() -> None:
     image = np.zeros((40, 60, 3), np.uint8)
     shapes: list[tuple[int, ...]] = []
 
     def corner(frame: np.ndarray) -> list[Die]:
-        # a die always at the turned frame's (20, 20): the frame as it is and
-        # its half turn place it apart, so the quarter turns are read too
+        # a die always at the view's (20, 20): the frame as it is and its half
+        # turn place it apart, so every view is read
         shapes.append(frame.shape[:2])
         return [_die(5, 20, 20)]
 
-    out = read_turning(corner, image)
-    assert shapes == [(40, 60), (40, 60), (60, 40), (60, 40)]
-    # (20, 20) as it is and in the three-quarter turn; (40, 20) in the others
+    out = read_views(corner, image)
+    assert VIEWS == ((0, 1.0), (2, 1.0), (1, 1.0), (3, 1.0), (0, 0.9), (0, 1.12))
+    assert shapes == [(40, 60), (40, 60), (60, 40), (60, 40), (36, 54), (45, 67)]
+    # (20, 20) as it is, in the three-quarter turn and resized (22.2 and
+    # 17.9: within half a side); (40, 20) in the half and quarter turns
     assert sorted(d.center for d in out) == [(20.0, 20.0), (40.0, 20.0)]
 
     def middle(frame: np.ndarray) -> list[Die]:
@@ -152,14 +153,36 @@ def test_the_quarter_turns_are_read_only_when_the_half_turn_disagrees() -> None:
         return [_die(5, w / 2, h / 2)]
 
     shapes.clear()
-    (d,) = read_turning(middle, image)
+    (d,) = read_views(middle, image)
     assert len(shapes) == 2 and d.center == pytest.approx((30.0, 20.0))
     shapes.clear()
-    assert len(read_turning(middle, image, 1)) == 1 and len(shapes) == 1
+    assert len(read_views(middle, image, 1)) == 1 and len(shapes) == 1
     with pytest.raises(ValueError):
-        read_turning(middle, image, 3)
+        read_views(middle, image, 7)
     with pytest.raises(ValueError):
-        read_dice(image, turns=0)
+        read_dice(image, views=0)
+
+
+@pytest.mark.parametrize("scale", [0.9, 1.12])
+@pytest.mark.parametrize("turns", [0, 1])
+def test_a_resized_view_comes_back_to_the_frame(turns: int, scale: float) -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    seen: list[tuple[int, ...]] = []
+
+    def read(frame: np.ndarray) -> list[Die]:
+        seen.append(frame.shape)
+        # the die the frame has at (150, 100), 40 px, where this view shows
+        # it (a quarter turn puts the view's (x, y) at (y, width - x))
+        x, y = 150 * scale, 100 * scale
+        at = (y, frame.shape[0] - x) if turns else (x, y)
+        return [_die(2, at[0], at[1], side=40 * scale)]
+
+    (d,) = read_view(read, image, turns, scale)
+    assert d.center == pytest.approx((150.0, 100.0))
+    assert d.side == pytest.approx(40.0) and d.box[2] - d.box[0] == pytest.approx(40.0)
+    assert seen[0][:2] == (
+        (round(400 * scale), round(600 * scale)) if not turns else (round(600 * scale), round(400 * scale))
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
