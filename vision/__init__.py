@@ -46,6 +46,11 @@ PIP_READ_SIDE = 28.0
 # dice one more half-hidden one is read surely (6, as before the 28 px side).
 # A 0.6x copy let a second cocked die through (tests/test_vision_refusal.py).
 PIP_SCALES = (0.5, 0.65, 0.7071)
+# Dice are read from about 25 px across; anything read smaller is specks on
+# the table (rendered speckled laminate gave readings of 11-15 px, four of the
+# five phantoms on 120 empty frames). The smallest sure box on byler-d6/train
+# is 18.7 px, in any of the photos' eight orientations.
+SMALLEST_DIE = 16.0
 
 
 def read_dice(image: np.ndarray, *, quick: bool = True, views: int = 6) -> list[Die]:
@@ -66,7 +71,8 @@ def read_dice(image: np.ndarray, *, quick: bool = True, views: int = 6) -> list[
     first = fast.read(image) if quick else None
     if first is not None:
         return first
-    return read_views(_read_full, image, views)
+    dice = read_views(_read_full, image, views)
+    return [d for d in dice if min(d.box[2] - d.box[0], d.box[3] - d.box[1]) >= SMALLEST_DIE]
 
 
 def _read_full(image: np.ndarray) -> list[Die]:
