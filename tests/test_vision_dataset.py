@@ -14,7 +14,7 @@ from vision.score import score
 
 # Best figures reached on byler-d6/test, rounded down: a change that reads
 # worse fails here.
-DIE_ACCURACY_FLOOR = 0.94
+DIE_ACCURACY_FLOOR = 0.95
 PRECISION_FLOOR = 0.99
 
 
