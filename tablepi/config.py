@@ -82,6 +82,9 @@ class OuterSpaceConfig:
 @dataclass
 class BeamMeUpConfig:
     still_seconds: float = 0.4
+    # Views of a settled roll the dice reader may read (vision.views): each
+    # one costs a full reading; fewer reads faster and less surely.
+    dice_views: int = 6
 
 
 @dataclass
@@ -401,6 +404,7 @@ _OUTER_SPACE = {
 }
 _BEAM_ME_UP = {
     "still_seconds": (_number_range(0.05, 10, "seconds 0.05-10"), "dice still for"),
+    "dice_views": (_int_range(1, 6, "a whole number of views 1-6"), "views of a roll read"),
 }
 
 

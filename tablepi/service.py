@@ -105,6 +105,16 @@ def controller_class(kind: str) -> Any:
     return None
 
 
+def dice_reader(views: int) -> Callable[[Any], list[Any]]:
+    """The dice reader for a settled roll, reading up to ``views`` views of it (config ``dice_views``)."""
+    import vision
+
+    def read(frame: Any) -> list[Any]:
+        return vision.read_dice(frame, views=views)
+
+    return read
+
+
 class Service:
     """Everything a running table holds; see the module docstring."""
 
@@ -488,7 +498,8 @@ class Service:
 
             cam_cfg = self.config.camera
             regions = Regions.from_values(cam_cfg.tray, cam_cfg.keep)
-            settler = Settler(still_seconds=self.config.beam_me_up.still_seconds)
+            bmu = self.config.beam_me_up
+            settler = Settler(still_seconds=bmu.still_seconds, reader=dice_reader(bmu.dice_views))
         except Exception as exc:
             self._camera_state = "absent"
             self._report(f"the dice reader could not start: {exc}")

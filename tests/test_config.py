@@ -43,6 +43,8 @@ BAD_VALUES = [
     ({"outer_space": {"timer_seconds": 1.5}}, "outer_space.timer_seconds", "whole seconds"),
     ({"outer_space": {"coin_seconds": 0}}, "outer_space.coin_seconds", "seconds"),
     ({"beam_me_up": {"still_seconds": 100}}, "beam_me_up.still_seconds", "seconds"),
+    ({"beam_me_up": {"dice_views": 7}}, "beam_me_up.dice_views", "views 1-6"),
+    ({"beam_me_up": {"dice_views": 2.5}}, "beam_me_up.dice_views", "views 1-6"),
     ({"web": {"prot": 80}}, "web.prot", "unknown setting"),
     ({"bogus": {}}, "bogus", "unknown setting"),
     ({"web": 8080}, "web", "table"),
