@@ -119,3 +119,25 @@ def test_calibrate_from_the_configured_camera(tmp_path: Path, capsys) -> None:
     assert main(["dice", "calibrate", "--config", str(cfg), "--out", str(out)]) == 0
     assert "5 dice read, 5 in the tray" in capsys.readouterr().out
     assert cv2.imread(str(out)) is not None
+
+
+def test_read_takes_the_number_of_views(photos, tmp_path: Path, capsys, monkeypatch) -> None:
+    import vision
+
+    asked: list[int] = []
+    real = vision.read_dice
+    monkeypatch.setattr(
+        vision, "read_dice", lambda img, views=6: asked.append(views) or real(img, views=views)
+    )
+    files = [str(tmp_path / n) for n in photos]
+    assert main(["dice", "read", "--json", "--views", "1", *files]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {n: sorted(d["value"] for d in dice) for n, dice in out.items()} == photos
+    (tmp_path / "labels.json").write_text(json.dumps({n: {"values": v} for n, v in photos.items()}))
+    assert main(["dice", "eval", "--views", "2", str(tmp_path)]) == 0
+    assert "image_acc 1.000" in capsys.readouterr().out
+    assert asked == [1, 1, 1, 2, 2, 2]
+    for bad in ("0", "7", "two"):
+        with pytest.raises(SystemExit):
+            main(["dice", "read", "--views", bad, *files])
+        assert "views 1-6" in capsys.readouterr().err

@@ -10,6 +10,19 @@ from pathlib import Path
 CAMERA_WAIT_SECONDS = 5.0
 
 
+VIEWS_HELP = "views of each photo the reader may read, 1-6 (default 6): fewer is faster, less sure"
+
+
+def _views(text: str) -> int:
+    try:
+        views = int(text)
+    except ValueError:
+        views = 0
+    if not 1 <= views <= 6:
+        raise argparse.ArgumentTypeError(f"a whole number of views 1-6, not {text!r}")
+    return views
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("dice", help="read dice in photos, score the reader, calibrate the camera")
     which = parser.add_subparsers(dest="dice_command", required=True, metavar="ACTION")
@@ -24,12 +37,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.5,
         help="leave out dice read with less confidence (default 0.5; 0 shows every die found)",
     )
+    p.add_argument("--views", type=_views, default=6, help=VIEWS_HELP)
     p.set_defaults(func=_read)
 
     p = which.add_parser("eval", help="score the reader on a labelled photo set (DIR/labels.json)")
     p.add_argument("dataset", metavar="DATASET_DIR")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--min-confidence", type=float, default=0.5, help="as for `dice read`")
+    p.add_argument("--views", type=_views, default=6, help="as for `dice read`")
     p.set_defaults(func=_eval)
 
     p = which.add_parser("calibrate", help="save a frame with the tray, keep area and dice drawn")
@@ -76,7 +91,7 @@ def _read(args: argparse.Namespace) -> int:
             _err(str(exc))
             status = 1
             continue
-        dice = [d for d in read_dice(img) if d.confidence >= args.min_confidence]
+        dice = [d for d in read_dice(img, views=args.views) if d.confidence >= args.min_confidence]
         name = Path(path).name
         results[name] = [d.to_dict() for d in dice]
         if not args.json:
@@ -113,7 +128,8 @@ def _eval(args: argparse.Namespace) -> int:
             _err(f"{folder / name}: missing or unreadable, counted as read with no dice")
             status = 1
             continue
-        preds[name] = [d.to_dict() for d in read_dice(img) if d.confidence >= args.min_confidence]
+        dice = read_dice(img, views=args.views)
+        preds[name] = [d.to_dict() for d in dice if d.confidence >= args.min_confidence]
     r = score(labels, preds)
     if args.json:
         print(json.dumps({k: v for k, v in r.items()}, indent=1))
