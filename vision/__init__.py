@@ -9,8 +9,9 @@ the dice both readers saw but could not read surely, and ``vision.quality``
 lowers the confidence of dice that are blurred, cocked or half hidden. A clean
 frame (dice lying apart on a plain table) is read first by the quick reader,
 ``vision.fast``, which answers only when it is sure of every die and costs a
-few milliseconds; every other frame goes through the readers above. OpenCV is
-imported on first use so that importing the package stays cheap.
+few milliseconds; every other frame goes through the readers above, in up to
+six views of the frame (turned, resized) that vote, ``vision.views``. OpenCV
+is imported on first use so that importing the package stays cheap.
 """
 
 from __future__ import annotations
