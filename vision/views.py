@@ -35,11 +35,11 @@ if TYPE_CHECKING:
 SAME_DIE = 0.5
 # The views read, as (quarter turns, scale), in the order they are read. The
 # first ``FIRST`` are always read; the others only when those disagree (on
-# the mirrored train photos, 2.9 views a photo on average). Four turns alone
-# read die accuracy 0.962 and image accuracy 0.790 there, the frame as it is
-# and half turned with the two sizes 0.962 and 0.810, all six 0.966 and 0.810;
-# sizes 0.8 and 1.25 instead of 0.9 and 1.12 read 0.958 and 0.785 (read
-# alone, a view resized by 0.9 gave 0.931, by 1.12 0.944).
+# the mirrored train photos, 2.9 views a photo on average). There the four
+# turns alone read die accuracy 0.962 and image accuracy 0.790, these six
+# 0.966 and 0.805, with sizes 0.8 and 1.25 instead 0.958 and 0.785 (read
+# alone, a view resized by 0.9 gave 0.931, by 1.12 0.944); two more sizes,
+# or three views before the rest, changed at most one photo.
 VIEWS = ((0, 1.0), (2, 1.0), (1, 1.0), (3, 1.0), (0, 0.9), (0, 1.12))
 FIRST = 2
 
