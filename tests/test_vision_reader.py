@@ -564,7 +564,7 @@ def test_best_subsets_match_a_pass_per_group_size(monkeypatch: pytest.MonkeyPatc
         step = rng.uniform(4, 12)
         angle = rng.uniform(0, np.pi)
         cx, cy = rng.uniform(50, 600, 2)
-        layout = np.array(reader._LAYOUTS[value], float)[: min(n, value)] * step
+        layout = np.array(reader.PIP_GRID[value], float)[: min(n, value)] * step
         layout = layout @ np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
         layout += rng.normal(0, rng.choice([0.05, 0.5, 2.0]) * step / 10, layout.shape)
         extra = rng.uniform(-2.5 * step, 2.5 * step, (n - len(layout), 2))

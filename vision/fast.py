@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision import pixels
-from vision.reader import Die
+from vision.reader import PIP_GRID, Die
 
 WORK_WIDTH = 320  # the shrunk copy is about this wide (a whole-number factor)
 CELLS = 16  # the table's colour is averaged over cells a sixteenth of the width ...
@@ -93,14 +93,7 @@ _BAND_IN = (_RING >= BAND_IN[0]) & (_RING < BAND_IN[1])
 _BAND_OUT = (_RING >= BAND_OUT[0]) & (_RING < BAND_OUT[1])
 
 # Pip spots on the 3x3 grid, by value; a turn by 90 degrees is tried too.
-_GRID = {
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)],
-    6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
-}
-_LAYOUTS = {n: [sorted(g), sorted((-v, u) for u, v in g)] for n, g in _GRID.items()}
+_LAYOUTS = {n: [sorted(g), sorted((-v, u) for u, v in g)] for n, g in PIP_GRID.items()}
 
 
 def read(image: np.ndarray) -> list[Die] | None:

@@ -28,7 +28,7 @@ import numpy as np
 from vision import pixels
 
 # Pip layouts on a die face, pip offsets in units of the grid step.
-_LAYOUTS = {
+PIP_GRID = {
     2: [(-1, -1), (1, 1)],
     3: [(-1, -1), (0, 0), (1, 1)],
     4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
@@ -45,7 +45,7 @@ def _signature(points: np.ndarray) -> np.ndarray:
 
 
 _TRIU = {n: np.triu_indices(n, 1) for n in range(2, 7)}
-_SIGNATURES = {n: _signature(np.array(p, dtype=float)) for n, p in _LAYOUTS.items() if n > 2}
+_SIGNATURES = {n: _signature(np.array(p, dtype=float)) for n, p in PIP_GRID.items() if n > 2}
 
 _SQUARE = np.ones((3, 3), np.uint8)
 
