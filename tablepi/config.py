@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vision import VIEWS
+
 SYSTEM_PATH = Path("/etc/tablepi/config.toml")
 BUTTON_NAMES = ("A", "B", "C")
 DISPLAY_DRIVERS = ("ssd1306", "sh1106")
@@ -84,7 +86,7 @@ class BeamMeUpConfig:
     still_seconds: float = 0.4
     # Views of a settled roll the dice reader may read (vision.views): each
     # one costs a full reading; fewer reads faster and less surely.
-    dice_views: int = 6
+    dice_views: int = len(VIEWS)
 
 
 @dataclass
@@ -404,7 +406,10 @@ _OUTER_SPACE = {
 }
 _BEAM_ME_UP = {
     "still_seconds": (_number_range(0.05, 10, "seconds 0.05-10"), "dice still for"),
-    "dice_views": (_int_range(1, 6, "a whole number of views 1-6"), "views of a roll read"),
+    "dice_views": (
+        _int_range(1, len(VIEWS), f"a whole number of views 1-{len(VIEWS)}"),
+        "views of a roll read",
+    ),
 }
 
 

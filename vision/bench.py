@@ -20,13 +20,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def time_frames(
-    frames: list[np.ndarray], quick: bool = True, views: int = 6
+    frames: list[np.ndarray], quick: bool = True, views: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Wall and CPU milliseconds of ``read_dice`` on each frame, after one warm-up read."""
     import numpy as np
 
-    from vision import read_dice
+    from vision import VIEWS, read_dice
 
+    views = len(VIEWS) if views is None else views
     read_dice(frames[0], quick=quick, views=views)
     wall, cpu = [], []
     for f in frames:

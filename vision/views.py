@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision import SURE
+from vision import FIRST, SURE, VIEWS
 
 if TYPE_CHECKING:
     from vision.reader import Die
@@ -33,15 +33,6 @@ if TYPE_CHECKING:
 # Two readings of different views are of one die when their centres are
 # closer than this share of the die's side.
 SAME_DIE = 0.5
-# The views read, as (quarter turns, scale), in the order they are read. The
-# first ``FIRST`` are always read; the others only when those disagree (on
-# the mirrored train photos, 2.9 views a photo on average). There the four
-# turns alone read die accuracy 0.962 and image accuracy 0.790, these six
-# 0.966 and 0.805, with sizes 0.8 and 1.25 instead 0.958 and 0.785 (read
-# alone, a view resized by 0.9 gave 0.931, by 1.12 0.944); two more sizes,
-# or three views before the rest, changed at most one photo.
-VIEWS = ((0, 1.0), (2, 1.0), (1, 1.0), (3, 1.0), (0, 0.9), (0, 1.12))
-FIRST = 2
 
 
 def turned(image: np.ndarray, turns: int) -> np.ndarray:
@@ -78,6 +69,11 @@ def unturn(dice: list[Die], turns: int, shape: tuple[int, ...]) -> list[Die]:
 
 
 def _side(d: Die) -> float:
+    """A die's side for pooling: its measured side or its box, whichever is larger.
+
+    (At least 8 px, so that a reading with a degenerate box still pools with
+    readings of it a pixel or two away.)
+    """
     x0, y0, x1, y1 = d.box
     return max(d.side, x1 - x0, y1 - y0, 8.0)
 

@@ -7,10 +7,13 @@ import json
 import sys
 from pathlib import Path
 
+from vision import VIEWS
+
 CAMERA_WAIT_SECONDS = 5.0
 
 
-VIEWS_HELP = "views of each photo the reader may read, 1-6 (default 6): fewer is faster, less sure"
+MOST = len(VIEWS)
+VIEWS_HELP = f"views of each photo the reader may read, 1-{MOST} (default {MOST}): fewer is faster, less sure"
 
 
 def _views(text: str) -> int:
@@ -18,8 +21,8 @@ def _views(text: str) -> int:
         views = int(text)
     except ValueError:
         views = 0
-    if not 1 <= views <= 6:
-        raise argparse.ArgumentTypeError(f"a whole number of views 1-6, not {text!r}")
+    if not 1 <= views <= MOST:
+        raise argparse.ArgumentTypeError(f"a whole number of views 1-{MOST}, not {text!r}")
     return views
 
 
@@ -37,14 +40,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.5,
         help="leave out dice read with less confidence (default 0.5; 0 shows every die found)",
     )
-    p.add_argument("--views", type=_views, default=6, help=VIEWS_HELP)
+    p.add_argument("--views", type=_views, default=MOST, help=VIEWS_HELP)
     p.set_defaults(func=_read)
 
     p = which.add_parser("eval", help="score the reader on a labelled photo set (DIR/labels.json)")
     p.add_argument("dataset", metavar="DATASET_DIR")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--min-confidence", type=float, default=0.5, help="as for `dice read`")
-    p.add_argument("--views", type=_views, default=6, help="as for `dice read`")
+    p.add_argument("--views", type=_views, default=MOST, help="as for `dice read`")
     p.set_defaults(func=_eval)
 
     p = which.add_parser("calibrate", help="save a frame with the tray, keep area and dice drawn")
