@@ -38,6 +38,8 @@ from tablepi.table import Table
 log = logging.getLogger(__name__)
 
 TICK_SECONDS = 0.1
+# How long close() waits for the service's threads, in all (see close()).
+CLOSE_SECONDS = 10.0
 DISPLAY_EVENT_SECONDS = 1.0
 CAMERA_RETRY_SECONDS = 1.0
 
@@ -197,6 +199,8 @@ class Service:
                 for problem in getattr(devices, "problems", []) or []:
                     self._report(str(problem))
                 if found["display"] is not None:
+                    # closed as one (camera, pins, display) by close()
+                    self._hardware = devices
                     return found
             except Exception as exc:  # hardware must never stop the table
                 self._report(f"hardware could not be opened: {exc}")
@@ -245,9 +249,12 @@ class Service:
         if self._stop.is_set():
             return
         self._stop.set()
-        # One second in all: a thread still busy after that (a dice reading
-        # under heavy load) is a daemon and ends with the process.
-        deadline = time.monotonic() + 1.0
+        # A dice reading in progress is let finish: a thread still inside
+        # OpenCV when the interpreter exits aborts the whole process
+        # ("terminate called without an active exception", exit status 134).
+        # One still busy after CLOSE_SECONDS (a camera driver stuck in a read)
+        # is a daemon and is left behind.
+        deadline = time.monotonic() + CLOSE_SECONDS
         for thread in self._threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
         if self._hardware is not None:

@@ -273,3 +273,17 @@ def test_run_refuses_a_bad_config_with_a_clear_message(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "web.port" in result.stderr
     assert not (tmp_path / DB_NAME).exists()  # nothing was started
+
+
+def test_close_stops_the_camera_and_frees_the_pins(tmp_path: Path) -> None:
+    import threading
+
+    service = Service(Config(data_dir=tmp_path), tmp_path, simulate=True)
+    service.start("http://192.0.2.7:8080/")
+    assert _wait(lambda: any(t.name.endswith("-grabber") for t in threading.enumerate()))
+    service.close()
+    # A grabber left running keeps calling OpenCV while the interpreter exits,
+    # which aborts the process (exit status 134) after every test has passed.
+    assert not any(t.name.endswith("-grabber") and t.is_alive() for t in threading.enumerate())
+    assert not any(t.name.startswith("tablepi-") and t.is_alive() for t in threading.enumerate())
+    assert service.buttons.closed
