@@ -211,6 +211,28 @@ def test_face_taken_for_pips_changes_nothing() -> None:
     assert verify.check(img, [die]) == [die]
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_pips_closer_than_a_dies_grid_change_nothing(seed: int) -> None:
+    # a dark 5 with red pips, whose four glints between its middle pip and its
+    # corner pips the pip-first reader took for a 4's pips: their grid is
+    # narrower than any die's, and without that limit seeds 2-4 became 4s
+    rng = np.random.default_rng(seed)
+    img = background(160, 120, "plain", rng)
+    angle, centre = float(rng.uniform(0, 90)), (80.0, 60.0)
+    draw_die(img, 5, centre, SIZE, angle, (60, 60, 60), (30, 30, 130))
+    a, step = math.radians(angle), SIZE * 0.23 * 0.65
+    glints = []
+    for u, v in ((-1, -1), (1, -1), (-1, 1), (1, 1)):
+        x = centre[0] + step * (u * math.cos(a) - v * math.sin(a))
+        y = centre[1] + step * (u * math.sin(a) + v * math.cos(a))
+        cv2.circle(img, (round(x * 4), round(y * 4)), 5, (200, 210, 210), -1, cv2.LINE_AA, 2)
+        glints.append((x, y))
+    half = SIZE / 2 * (abs(math.cos(a)) + abs(math.sin(a)))
+    scene = {"box": [centre[0] - half, centre[1] - half, centre[0] + half, centre[1] + half], "size": SIZE}
+    die = reading(scene, 5, glints)
+    assert verify.check(img, [die]) == [die]
+
+
 @pytest.mark.parametrize(("shown", "lost"), [(5, (0, 0)), (3, (0, 0)), (6, (-1, 0))])
 @pytest.mark.parametrize("angle", [10.0, 50.0])
 def test_a_body_first_reading_is_checked_by_its_own_pips(

@@ -98,7 +98,7 @@ def _readings(*confidences: float) -> list[list[Die]]:
         ((0.9, 0.9, 0.3), False),  # two sure ones carry a die only when no reading doubts it
         ((0.99, 0.99, 0.3, 0.3), False),
         ((0.9, 0.9, 0.9, 0.3), True),
-        ((0.9, 0.9, 0.9, 0.3, 0.3, 0.3), False),  # as many unsure as sure
+        ((0.9, 0.9, 0.9, 0.3, 0.3, 0.3), True),  # as many unsure as sure, all one value
         ((0.9, 0.9, 0.9, 0.3, 0.3), True),
         ((0.9, 0.3), False),
     ],
@@ -111,6 +111,16 @@ def test_a_die_is_sure_when_its_sure_readings_outvote_the_unsure(
     if not sure:
         # reported as its most confident unsure reading: the table asks for a re-roll
         assert d.confidence == max(c for c in confidences if c < SURE)
+
+
+def test_three_sure_against_three_unsure_carry_a_die_only_when_all_six_read_one_value() -> None:
+    readings = _readings(0.9, 0.9, 0.9, 0.3, 0.3)
+    (d,) = vote([*readings, [_die(6, 100, 100, 0.3)]])
+    assert d.value == 6 and d.confidence >= SURE
+    (d,) = vote([*readings, [_die(2, 100, 100, 0.3)]])  # one unsure reading of another value
+    assert d.confidence < SURE
+    (d,) = vote([*_readings(0.9, 0.9, 0.3, 0.3)])  # two against two stay unsure however alike
+    assert d.confidence < SURE
 
 
 def test_dice_side_by_side_are_not_pooled_together() -> None:
