@@ -82,6 +82,9 @@ FIT_ERROR = 0.5
 # check turned the right 5 into a 4 (spacing 0.15 of the die side). On
 # byler-d6/train as photographed, mirrored and transposed the check made 20
 # changes: the 4 wrong ones had such grids, the 16 right ones 0.166-0.215.
+# Only ``check`` heeds it: refusing pinned grids in ``site_evidence`` for
+# every caller lost one right die in each of those orientations (a change
+# by ``arbitrate`` or ``vision.recover.grids_agree``).
 PINNED = float(SPACINGS[0]) * 1.001
 # A reader that found n pips lost or made up at most this many (the train
 # fixes were 6 -> 4, 5 -> 6, 4 -> 6); on a rendered play mat, five found pips
@@ -163,6 +166,12 @@ def _colours(image: np.ndarray, pts: np.ndarray, radius: float) -> np.ndarray:
     return bgr[0].astype(np.float64).reshape(len(pts), len(ring), 3).mean(axis=1)
 
 
+def _side(die: Die) -> float:
+    """The die's side the grid is measured in: its own, or its box's longer side."""
+    x0, y0, x1, y1 = die.box
+    return die.side or max(x1 - x0, y1 - y0)
+
+
 def site_evidence(image: np.ndarray, die: Die) -> tuple[np.ndarray, float, float] | None:
     """Evidence of a pip at each of the nine grid sites of ``die``, the grid's error and its spacing.
 
@@ -172,8 +181,7 @@ def site_evidence(image: np.ndarray, die: Die) -> tuple[np.ndarray, float, float
     if len(die.pips) < 2:
         return None
     pips = np.asarray(die.pips, dtype=np.float64)
-    x0, y0, x1, y1 = die.box
-    side = die.side or max(x1 - x0, y1 - y0)
+    side = _side(die)
     centre, sites, err = _fit_grid(pips, SPACINGS * side)
     spacing = float(np.linalg.norm(sites[0] - sites[1]))
     radius = die.pip_radius or 0.09 * side
@@ -244,8 +252,7 @@ def check(image: np.ndarray, dice: list[Die]) -> list[Die]:
         checked = SURE <= d.confidence < CHECK_BELOW
         if checked and (n == d.value >= 2 or (n != d.value and n in OTHER_COUNTS)):
             found = site_evidence(image, d)
-            side = d.side or max(d.box[2] - d.box[0], d.box[3] - d.box[1])
-            if found is not None and found[2] > PINNED * side:
+            if found is not None and found[2] > PINNED * _side(d):
                 evidence, err, _ = found
                 fit = fits(evidence)
                 value = best_value(fit)
