@@ -16,7 +16,9 @@ gives die accuracy 0.952 and image accuracy 0.755 (20191208: 0.944, 0.67;
 0.805 (0.961, 0.74; 0.973, 0.87), precision 0.997 both. With the
 unanimity rule of ``_outvote`` and the pip-grid check's spacing limit
 (``vision.verify.PINNED``) added later: 0.968 and 0.820, and on the photos
-transposed 0.966 and 0.795.
+transposed 0.966 and 0.795; with the pip-first reader's edge step for vivid
+faces (``vision.reader.EDGE_VIVID_CHROMA``) 0.970 and 0.830, and 0.968 and
+0.805.
 """
 
 from __future__ import annotations
