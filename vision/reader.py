@@ -87,8 +87,9 @@ EDGE_STEP_GROUP = 12.0
 # (~Lab, from the grey axis) keep EDGE_STEP. On byler-d6/train it read 2
 # more dice right in each orientation (image accuracy as photographed
 # 0.830 -> 0.840, mirrored 0.820 -> 0.830, transposed 0.795 -> 0.805,
-# precision unchanged); chroma limits of 20-30 gave the same, 40 one die
-# fewer. Held-out empty tray renders: 5 -> 6 sure phantoms in 30 frames.
+# precision unchanged; a step of 25 for them gave the same). A chroma limit
+# of 25 read a gold die twice (one phantom), 40 one die fewer. Held-out
+# rendered empty trays: 5 -> 6 sure phantoms in 30 frames.
 EDGE_VIVID_CHROMA = 30.0
 EDGE_SEARCH = (0.35, 1.6)  # where to look for the edge, in pip spans from the centre
 EDGE_FOUND = 0.7  # share of directions that must find the edge
