@@ -73,10 +73,9 @@ def read_dice(image: np.ndarray, *, quick: bool = True, views: int = len(VIEWS))
     reading (``vision.views``).
     """
     from vision import fast
-    from vision.views import read_views
+    from vision.views import check_views, read_views
 
-    if not 1 <= views <= len(VIEWS):
-        raise ValueError(f"views must be 1 to {len(VIEWS)}, not {views}")
+    check_views(views)  # (before the quick reader, which reads no views)
     # A clean frame (dice alone on a plain table, every one plain to see) is
     # read by the quick reader, which answers only when it is sure of them all.
     first = fast.read(image) if quick else None

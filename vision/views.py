@@ -137,6 +137,12 @@ def read_view(
     return dice
 
 
+def check_views(views: int) -> None:
+    """Refuse a number of views outside 1 to ``len(VIEWS)``."""
+    if not 1 <= views <= len(VIEWS):
+        raise ValueError(f"views must be 1 to {len(VIEWS)}, not {views}")
+
+
 def read_views(
     read: Callable[[np.ndarray], list[Die]], image: np.ndarray, most: int = len(VIEWS)
 ) -> list[Die]:
@@ -145,8 +151,7 @@ def read_views(
     The views after the ``FIRST`` are read only when those disagree: the
     frame as it is and half turned agreed on 81% of the mirrored train photos.
     """
-    if not 1 <= most <= len(VIEWS):
-        raise ValueError(f"views must be 1 to {len(VIEWS)}, not {most}")
+    check_views(most)
     readings = [read_view(read, image, *v) for v in VIEWS[: min(most, FIRST)]]
     if most == 1:
         return readings[0]
