@@ -17,12 +17,13 @@ VIEWS_HELP = f"views of each photo the reader may read, 1-{MOST} (default {MOST}
 
 
 def _views(text: str) -> int:
+    from vision.views import check_views
+
     try:
         views = int(text)
+        check_views(views)
     except ValueError:
-        views = 0
-    if not 1 <= views <= MOST:
-        raise argparse.ArgumentTypeError(f"a whole number of views 1-{MOST}, not {text!r}")
+        raise argparse.ArgumentTypeError(f"a whole number of views 1-{MOST}, not {text!r}") from None
     return views
 
 
