@@ -72,8 +72,8 @@ def gold_die(value: int, size: float, seed: int) -> np.ndarray:
 def test_ring_pips_of_gold_dice_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
     frames = [(v, gold_die(v, size, seed)) for v in range(1, 7) for size in (24, 28, 34) for seed in range(4)]
     with_rings = right_reads(frames)
-    # 62 of these 72 are read right with the ring map, 59 without it
-    assert with_rings >= 60
+    # 64 of these 72 are read right with the ring map, 59 without it
+    assert with_rings >= 62
     monkeypatch.setattr(faces, "PIP_RINGS", False)
     assert right_reads(frames) < with_rings
 
