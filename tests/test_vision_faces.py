@@ -728,3 +728,26 @@ def test_a_body_without_readable_pips_is_handed_over_unread(seed: int) -> None:
     # a body that was read is not handed over as well
     for d in scan.dice:
         assert math.hypot(d.center[0] - body.center[0], d.center[1] - body.center[1]) > 40.0
+
+
+def test_the_ring_map_fills_rings_but_its_bridges_are_loose() -> None:
+    dark = np.zeros((faces.FACE, faces.FACE), np.float32)
+    cv2.circle(dark, (12, 20), 3, 40.0, 2)  # a ring-shaped pip round a glint
+    dark[10:30, 24:27] = 40.0  # two dark strokes two pixels apart
+    dark[10:30, 29:32] = 40.0
+    closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, faces._KRING)
+    loose = faces._loose(dark, closed)
+    assert dark[20, 12] == 0 and closed[20, 12] > 30  # the glint is closed ...
+    assert loose[20, 12] < 0.2  # ... and hemmed in
+    assert closed[20, 27] > 30  # the gap between the strokes is bridged ...
+    assert loose[20, 27] > faces.PIP_RING_LOOSE  # ... but loose
+
+
+def test_a_ring_map_reading_with_a_loose_pip_is_refused() -> None:
+    loose = np.zeros((faces.FACE, faces.FACE), np.float32)
+    pips = np.array([[-0.4, -0.4], [0.4, 0.4]])
+    assert not faces._loose_pips(loose, pips)
+    x, y = np.rint(pips[1] * (faces.FACE / faces.CROP_SCALE / 2) + (faces.FACE - 1) / 2).astype(int)
+    loose[y, x] = 1.0
+    assert faces._loose_pips(loose, pips)
+    assert faces._loose_pips(loose, np.zeros((0, 2)))

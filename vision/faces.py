@@ -229,6 +229,15 @@ PIP_RINGS = True
 PIP_RING_CLOSE = 5
 PIP_RING_SURE = 0.7
 PIP_RING_RELS = (0.45, 0.6)
+# Closing also bridges the gap between two dark strokes (the letters and rings
+# of a printed board) into blobs that fit a layout. A pip of a ring-map reading
+# must be hemmed in: every ray of PIP_RING_REACH px from it meets darkness at
+# least (1 - PIP_RING_LOOSE) of the closed map there. The right gold readings'
+# pips were at most 0.6 loose, the bridged ones of printed boards 1.0; on the
+# held-out printed boards (30 frames) the ring map then adds no phantom (2
+# without this check), and train reads the same.
+PIP_RING_REACH = 3
+PIP_RING_LOOSE = 0.8
 # A reading that stays unsure is checked against templates: rendered pip
 # patterns of every value (both layouts, grid steps, small rotations and
 # shifts) correlated with the face's pip maps. Blob fit and templates fail in
@@ -319,6 +328,17 @@ _LAYOUT_RMS = {n: [float(np.sqrt((T**2).sum(1).mean())) or 1.0 for T in vs] for 
 _K3 = np.ones((3, 3), np.uint8)
 _KPIP = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (PIP_TOPHAT, PIP_TOPHAT))
 _KRING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (PIP_RING_CLOSE, PIP_RING_CLOSE))
+
+
+def _ray(dx: int, dy: int, reach: int) -> np.ndarray:
+    """A kernel whose dilation takes the maximum along a ray of ``reach`` px from each pixel."""
+    k = np.zeros((2 * reach + 1, 2 * reach + 1), np.uint8)
+    for t in range(reach + 1):
+        k[reach + dy * t, reach + dx * t] = 1
+    return k
+
+
+_RAYS = [_ray(dx, dy, PIP_RING_REACH) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
 _gx, _gy = np.meshgrid([-1, 0, 1], [-1, 0, 1])
 _GRID_UNIT = np.stack([_gx.ravel(), _gy.ravel()], 1).astype(np.float32)  # 3x3 grid, (9, 2)
 _NO_PIPS = np.zeros((0, 2))
@@ -598,7 +618,8 @@ def _pipmaps(face: np.ndarray):
     colour (median of the central part, where the die face surely is), for
     both polarities together and, if PIP_POLARITY, for lighter-only and
     darker-only pips. Each map comes with its strongest response near the
-    face centre."""
+    face centre and, for the ring map only, where its pips are loose (see
+    ``_loose``; None for the other maps)."""
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB)
     q = FACE // 4
     ref = pixels.median(lab[q:-q, q:-q].reshape(-1, 3).astype(np.float32))
@@ -615,7 +636,7 @@ def _pipmaps(face: np.ndarray):
         # white top-hat keeps only small contrasting spots (pips); large areas
         # of other colour (table in the crop corners, side faces) flatten away
         dm = cv2.morphologyEx(dm, cv2.MORPH_TOPHAT, _KPIP)
-        return dm, float(dm[e:-e, e:-e].max())
+        return dm, float(dm[e:-e, e:-e].max()), None
 
     # a generator: the polarity maps are only built if the first one fails
     yield prep(np.sqrt(l2 + c2))
@@ -629,7 +650,30 @@ def _pipmaps(face: np.ndarray):
         # white or blue swirls outshine the pips in every map above
         yield prep(PIP_CHROMA_WEIGHT * np.maximum(d[1], 0))
     if PIP_RINGS:
-        yield prep(cv2.morphologyEx(np.maximum(-d[0], 0), cv2.MORPH_CLOSE, _KRING))
+        dark = np.maximum(-d[0], 0)
+        closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, _KRING)
+        yield *prep(closed)[:2], _loose(dark, closed)
+
+
+def _loose(dark: np.ndarray, closed: np.ndarray) -> np.ndarray:
+    """How much of the closed darkness map at each pixel no darkness hems in:
+    0 where every one of 8 rays of PIP_RING_REACH px meets as dark a pixel
+    (a ring's centre, or within a pip), 1 where some ray meets none (a
+    gap between two dark strokes that the closing bridged)."""
+    hemmed = cv2.dilate(dark, _RAYS[0])
+    for ray in _RAYS[1:]:
+        hemmed = np.minimum(hemmed, cv2.dilate(dark, ray))
+    return (closed - np.minimum(hemmed, closed)) / np.maximum(closed, 1e-3)
+
+
+def _loose_pips(loose: np.ndarray, pips: np.ndarray) -> bool:
+    """Whether a ring-map reading has a pip (face half-widths) that is loose
+    beyond PIP_RING_LOOSE, or none at all."""
+    if len(pips) == 0:
+        return True
+    at = np.asarray(pips) * (FACE / CROP_SCALE / 2) + (FACE - 1) / 2
+    px = np.clip(np.rint(at), 0, FACE - 1).astype(int)
+    return float(loose[px[:, 1], px[:, 0]].max()) > PIP_RING_LOOSE
 
 
 def _fit(P: np.ndarray):
@@ -683,7 +727,6 @@ def _fit_many(Ps: np.ndarray) -> list[tuple[int, float, tuple | None]]:
 
 
 _RED_MAP = 3 if PIP_POLARITY else 1  # index of the redness map among _pipmaps' maps
-_RING_MAP = _RED_MAP + 1 if PIP_RED else _RED_MAP  # and of the ring map
 
 
 def _classify(face: np.ndarray, template: bool = False, overrule: bool = True):
@@ -694,17 +737,17 @@ def _classify(face: np.ndarray, template: bool = False, overrule: bool = True):
     # hide dim pips; keep the reading that fits and verifies best
     seen = []  # the maps built so far
     stop = False
-    for mi, (dm, hi) in enumerate(maps):
+    for mi, (dm, hi, loose) in enumerate(maps):
         if stop:
             break
-        if mi != _RING_MAP or not PIP_RINGS:
+        if loose is None:  # (the templates never see the ring map)
             seen.append(dm)
         dmax = None
         masks = set()  # the thresholded maps read so far
-        if mi == 0 or mi == _RED_MAP:
-            rels = PIP_RELS
-        elif mi == _RING_MAP and PIP_RINGS:
+        if loose is not None:
             rels = PIP_RING_RELS
+        elif mi == 0 or mi == _RED_MAP:
+            rels = PIP_RELS
         else:
             rels = PIP_RELS_POLAR
         for rel in rels:
@@ -731,7 +774,7 @@ def _classify(face: np.ndarray, template: bool = False, overrule: bool = True):
             if dmax is None:
                 dmax = cv2.dilate(dm, _K3)  # 3x3 max: a pip centre need not hit a grid point
             out = _finish(dmax, r)
-            if mi == _RING_MAP and PIP_RINGS and out[1] < PIP_RING_SURE:
+            if loose is not None and (out[1] < PIP_RING_SURE or _loose_pips(loose, out[3])):
                 continue
             key = (out[1] >= MIN_CONFIDENCE, out[1] + PIP_COUNT_BONUS * out[0])
             if best is None or key > best[0]:
