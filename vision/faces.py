@@ -221,10 +221,11 @@ PIP_RED = True
 # precision unchanged; two gold dice (a 5 and a 6) read right in every
 # orientation, a 3 and another 6 in one. Closing with 3 or 4 px lost dice,
 # with 7 px gained fewer; the thresholds (0.45,) and (0.45, 0.55, 0.65) a
-# photo fewer; accepting readings from 0.6 gained a photo
-# as photographed and lost one mirrored, with a phantom; letting the
-# templates see the map read one more gold 6 but made a phantom in every
-# orientation.
+# photo fewer. Accepting readings from 0.6 gained a photo as photographed and
+# lost one mirrored, with a phantom; from 0.65 (with the check below) it
+# gained a photo in each orientation, but read a thick printed ring as a 4 on
+# one of the held-out printed boards. Letting the templates see the map read
+# one more gold 6 but made a phantom in every orientation.
 PIP_RINGS = True
 PIP_RING_CLOSE = 5
 PIP_RING_SURE = 0.7
