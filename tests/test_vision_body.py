@@ -20,7 +20,7 @@ from vision.body import (
 )
 from vision.fusion import fuse
 from vision.quality import grade
-from vision.synth import DICE_COLOURS, EMPTY_KINDS, PIP_LAYOUT, background, draw_die
+from vision.synth import DICE_COLOURS, EMPTY_KINDS, PlacedDie, background, draw_die
 
 TABLE = (150, 120, 90)
 INK = (60, 200, 230)
@@ -93,11 +93,7 @@ def test_a_die_found_by_its_pips_alone_shows_its_outline(
 ) -> None:
     # (a white die on a light table too: its face stands out by its shading)
     img = background(300, 300, kind, np.random.default_rng(1))
-    draw_die(img, 2, (150.0, 150.0), size, angle, body=colours[0], pip=colours[1])
-    step, a = 0.23 * size, np.radians(angle)  # vision.synth's pip grid
-    pips = [
-        (150 + u * step * (np.cos(a) - np.sin(a)), 150 + u * step * (np.sin(a) + np.cos(a))) for u in (-1, 1)
-    ]
+    pips = draw_die(img, 2, (150.0, 150.0), size, angle, body=colours[0], pip=colours[1]).pips
     half = size / 2
     two = Die(2, [150 - half, 150 - half, 150 + half, 150 + half], 0.75, pips, 0.085 * size, size)
     assert outline(img, two) >= OUTLINE_MIN
@@ -187,14 +183,7 @@ def test_a_words_holes_are_the_boards_own_colour(text: str, font: int, paper: tu
 
 def _pips(value: int, centre: tuple[float, float], size: float, angle: float) -> list[tuple[float, float]]:
     """Where vision.synth.draw_die puts the pips of ``value``."""
-    a, step = np.radians(angle), 0.23 * size
-    return [
-        (
-            centre[0] + step * (u * np.cos(a) - v * np.sin(a)),
-            centre[1] + step * (u * np.sin(a) + v * np.cos(a)),
-        )
-        for u, v in PIP_LAYOUT[value]
-    ]
+    return PlacedDie(value, centre, size, angle).pips
 
 
 @pytest.mark.parametrize("value", [1, 2, 5, 6])

@@ -56,12 +56,9 @@ def gold_die(value: int, size: float, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     img = background(160, 160, "plain", rng)
     angle, body = float(rng.uniform(0, 90)), (40, 110, 150)
-    draw_die(img, value, (80.0, 80.0), size, angle, body=body, pip=body)
-    a = math.radians(angle)
+    placed = draw_die(img, value, (80.0, 80.0), size, angle, body=body, pip=body)
     radius = size * (0.1 if value != 1 else 0.13)
-    for u, v in PIP_LAYOUT[value]:
-        px = 80 + (u * math.cos(a) - v * math.sin(a)) * size * 0.23
-        py = 80 + (u * math.sin(a) + v * math.cos(a)) * size * 0.23
+    for px, py in placed.pips:
         centre = (int(px * 16), int(py * 16))
         cv2.circle(img, centre, int(radius * 16), (15, 15, 15), -1, cv2.LINE_AA, 4)
         cv2.circle(img, centre, int(radius * 0.45 * 16), (90, 150, 170), -1, cv2.LINE_AA, 4)
@@ -83,11 +80,8 @@ def merged_six(size: float, pip_radius: float, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     img = background(160, 160, "plain", rng)
     angle, body = float(rng.uniform(0, 90)), (55, 50, 50)
-    draw_die(img, 6, (80.0, 80.0), size, angle, body=body, pip=body)
-    a = math.radians(angle)
-    for u, v in PIP_LAYOUT[6]:
-        px = 80 + (u * math.cos(a) - v * math.sin(a)) * size * 0.23
-        py = 80 + (u * math.sin(a) + v * math.cos(a)) * size * 0.23
+    placed = draw_die(img, 6, (80.0, 80.0), size, angle, body=body, pip=body)
+    for px, py in placed.pips:
         centre = (int(px * 16), int(py * 16))
         cv2.circle(img, centre, int(pip_radius * size * 16), (40, 40, 185), -1, cv2.LINE_AA, 4)
     img = cv2.GaussianBlur(img, (0, 0), 0.7)
@@ -517,19 +511,11 @@ def test_leftover_seeds_match_the_opening_of_the_whole_mask() -> None:
 def test_each_die_carries_where_its_pips_were_seen(angle: float) -> None:
     # the pips go back from the turned face crop to the frame: each lies on
     # one drawn pip (whatever the die's turn), and there is one per pip
-    size, step = 44.0, 44.0 * 0.23  # draw_die puts pips this far apart
+    size = 44.0
     for value in range(1, 7):
         img = background(320, 240, "plain", np.random.default_rng(value))
         centre = (160.0 + value, 120.0 - value)
-        draw_die(img, value, centre, size, angle, body=(60, 60, 170), pip=(240, 240, 240))
-        a = math.radians(angle)
-        drawn = [
-            (
-                centre[0] + step * (u * math.cos(a) - v * math.sin(a)),
-                centre[1] + step * (u * math.sin(a) + v * math.cos(a)),
-            )
-            for u, v in PIP_LAYOUT[value]
-        ]
+        drawn = draw_die(img, value, centre, size, angle, body=(60, 60, 170), pip=(240, 240, 240)).pips
         (die,) = [d for d in faces.read_faces(img) if d.confidence >= 0.5]
         assert die.value == value and len(die.pips) == value
         nearest = [min(range(value), key=lambda k: math.dist(p, drawn[k])) for p in die.pips]

@@ -218,12 +218,7 @@ def test_fusion_checks_sure_dice_against_their_pip_grid() -> None:
     # grid, whose middle shows the pip
     img = background(160, 120, "plain", np.random.default_rng(5))
     body, pip = DICE_COLOURS[6]
-    draw_die(img, 5, (80.0, 60.0), 30.0, 20.0, body, pip)
-    a, step = np.radians(20.0), 30.0 * 0.23
-    corners = [
-        (80.0 + step * (u * np.cos(a) - v * np.sin(a)), 60.0 + step * (u * np.sin(a) + v * np.cos(a)))
-        for u, v in ((-1, -1), (1, -1), (-1, 1), (1, 1))
-    ]
+    corners = draw_die(img, 5, (80.0, 60.0), 30.0, 20.0, body, pip).pips[:4]  # the middle pip is left out
     box = [60.0, 40.0, 100.0, 80.0]
     pip_first = Die(4, box, 0.6, corners, 30.0 * 0.085, 30.0)
     body_first = Die(4, box, 0.6, side=30.0)

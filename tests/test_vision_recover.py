@@ -53,10 +53,7 @@ def _marble(
     swirl = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), size * 0.08)
     img[(face[..., 0] > 128) & (np.abs(swirl) < 0.15 * swirl.std())] = vein
     pips = np.zeros((h, w), np.float32)
-    a = math.radians(angle)
-    for u, v in PIP_LAYOUT[value]:
-        px = center[0] + (u * math.cos(a) - v * math.sin(a)) * size * 0.23
-        py = center[1] + (u * math.sin(a) + v * math.cos(a)) * size * 0.23
+    for px, py in placed.pips:
         cv2.circle(pips, (round(px), round(py)), max(1, round(size * pip_radius)), 1.0, -1, cv2.LINE_AA)
     pips = (cv2.GaussianBlur(pips, (0, 0), size * pip_blur) * pip_strength)[..., None]
     img[:] = np.clip(img * (1 - pips) + np.float32(pip) * pips, 0, 255).astype(np.uint8)

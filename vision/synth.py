@@ -22,6 +22,9 @@ PIP_LAYOUT = {
     6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
 }
 
+# Pip grid step of a drawn die, in die sides.
+PIP_STEP = 0.23
+
 # (body BGR, pip BGR) pairs of common dice.
 DICE_COLOURS = [
     ((235, 235, 235), (20, 20, 20)),  # white, black pips
@@ -47,6 +50,18 @@ class PlacedDie:
         half = self.size / 2 * (abs(math.cos(a)) + abs(math.sin(a)))
         cx, cy = self.center
         return [cx - half, cy - half, cx + half, cy + half]
+
+    @property
+    def pips(self) -> list[tuple[float, float]]:
+        """The centres of the pips ``draw_die`` draws, in image pixels."""
+        a = math.radians(self.angle)
+        ca, sa = math.cos(a), math.sin(a)
+        step = self.size * PIP_STEP
+        cx, cy = self.center
+        return [
+            (cx + u * step * ca - v * step * sa, cy + u * step * sa + v * step * ca)
+            for u, v in PIP_LAYOUT[self.value]
+        ]
 
 
 def _sensor_noise(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -252,10 +267,9 @@ def draw_die(
     cv2.fillPoly(img, [pts], body, cv2.LINE_AA, shift)
     edge = tuple(int(c * 0.75) for c in body)
     cv2.polylines(img, [pts], True, edge, max(1, int(size / 40)), cv2.LINE_AA, shift)
-    step = size * 0.23
+    placed = PlacedDie(value, (cx, cy), size, angle)
     radius = size * (0.085 if value != 1 else 0.13)
-    for u, v in PIP_LAYOUT[value]:
-        px, py = to_img(u * step, v * step)
+    for px, py in placed.pips:
         cv2.circle(
             img,
             (int(px * (1 << shift)), int(py * (1 << shift))),
@@ -265,7 +279,7 @@ def draw_die(
             cv2.LINE_AA,
             shift,
         )
-    return PlacedDie(value, (cx, cy), size, angle)
+    return placed
 
 
 def scene(
@@ -352,7 +366,7 @@ def _face_texture(
     cv2.fillPoly(alpha, [pts], 255, cv2.LINE_AA, shift)
     edge = tuple(int(v * 0.75) for v in body)
     cv2.polylines(tex, [pts], True, edge, max(1, side // 40), cv2.LINE_AA, shift)
-    step = side * 0.23
+    step = side * PIP_STEP
     radius = side * (0.085 if value != 1 else 0.13)
     for u, v in PIP_LAYOUT[value]:
         centre = (int((c + u * step) * (1 << shift)), int((c + v * step) * (1 << shift)))
