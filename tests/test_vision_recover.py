@@ -22,7 +22,7 @@ import pytest
 
 from vision import Die, read_dice, recover
 from vision.recover import RECOVERED, read_face
-from vision.synth import DICE_COLOURS, PIP_LAYOUT, PlacedDie, background, draw_die, hide_die
+from vision.synth import DICE_COLOURS, PIP_LAYOUT, PIP_STEP, PlacedDie, background, draw_die, hide_die
 
 UNSURE = 0.3
 
@@ -433,7 +433,7 @@ def test_a_blank_body_handed_over_is_not_read_as_a_die() -> None:
 def _pips(die: PlacedDie) -> list[tuple[float, float]]:
     """Where ``draw_die`` put the pips of ``die``."""
     a = math.radians(die.angle)
-    step = die.size * 0.23
+    step = die.size * PIP_STEP
     return [
         (
             die.center[0] + (u * math.cos(a) - v * math.sin(a)) * step,

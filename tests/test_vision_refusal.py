@@ -17,6 +17,7 @@ from vision import Die, pixels, quality, read_dice
 from vision.synth import (
     DARK_OBJECT,
     DICE_COLOURS,
+    PIP_STEP,
     SKIN,
     PlacedDie,
     background,
@@ -156,7 +157,7 @@ def test_a_cocked_die_read_across_its_edge_is_refused(kind: str, half: float) ->
     # The box may be far larger than the die (1.9 sides: half = 57).
     img = background(640, 480, kind, np.random.default_rng(5))
     draw_cocked_die(img, 4, (320, 200), 60, 0.0, 45.0, (40, 40, 200), (240, 240, 240))
-    step = 0.23 * 60  # the pips' offsets on a face, as vision.synth draws them
+    step = PIP_STEP * 60  # the pips' offsets on a face, as vision.synth draws them
     pips = [(320 + u * step, 200 + v * step * math.cos(math.radians(45))) for u in (-1, 1) for v in (-1, 1)]
     box = [320 - half, 221 - half, 320 + half, 221 + half]
     check = quality.check(img, Die(4, box, 1.0, pips=pips, pip_radius=5.1, side=60.0))

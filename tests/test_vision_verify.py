@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision import Die, verify
-from vision.synth import DICE_COLOURS, PIP_LAYOUT, background, draw_die
+from vision.synth import DICE_COLOURS, PIP_LAYOUT, PIP_STEP, background, draw_die
 
 SIZE = 30.0  # the small dice of byler-d6 (22-38 px) are where pips get lost
 
@@ -26,7 +26,7 @@ def rendered(
     centre = (80.0 + rng.uniform(-5, 5), 60.0 + rng.uniform(-5, 5))
     draw_die(img, value, centre, size, angle, body, pip)
     a = math.radians(angle)
-    step = size * 0.23
+    step = size * PIP_STEP
 
     def site(u: int, v: int) -> tuple[float, float]:
         return centre[0] + step * (u * math.cos(a) - v * math.sin(a)), centre[1] + step * (
@@ -95,7 +95,7 @@ def test_the_grid_shows_each_layout() -> None:
         assert found is not None
         evidence, err, spacing = found
         assert err < 0.1
-        assert spacing == pytest.approx(SIZE * 0.23, rel=0.1)
+        assert spacing == pytest.approx(SIZE * PIP_STEP, rel=0.1)
         assert verify.best_value(verify.fits(evidence)) == value
         assert verify.fits(evidence)[value] > 0.6
 
@@ -220,7 +220,7 @@ def test_pips_closer_than_a_dies_grid_change_nothing(seed: int) -> None:
     img = background(160, 120, "plain", rng)
     angle, centre = float(rng.uniform(0, 90)), (80.0, 60.0)
     draw_die(img, 5, centre, SIZE, angle, (60, 60, 60), (30, 30, 130))
-    a, step = math.radians(angle), SIZE * 0.23 * 0.65
+    a, step = math.radians(angle), SIZE * PIP_STEP * 0.65
     glints = []
     for u, v in ((-1, -1), (1, -1), (-1, 1), (1, 1)):
         x = centre[0] + step * (u * math.cos(a) - v * math.sin(a))
@@ -246,7 +246,7 @@ def test_a_body_first_reading_is_checked_by_its_own_pips(
     (die,) = [d for d in faces.read_faces(img) if d.confidence >= 0.5]
     assert die.value == shown and len(die.pips) == shown
     # the same reading with the pip at ``lost`` missing, as the reader loses one
-    u, v = lost[0] * 0.23 * size, lost[1] * 0.23 * size
+    u, v = lost[0] * PIP_STEP * size, lost[1] * PIP_STEP * size
     gone = (160.0 + u * math.cos(a) - v * math.sin(a), 120.0 + u * math.sin(a) + v * math.cos(a))
     kept = [p for p in die.pips if math.dist(p, gone) > 0.1 * size]
     assert len(kept) == shown - 1
