@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import vision.faces as faces
+import vision.pipcount as pipcount
 from vision.synth import PIP_LAYOUT, background, draw_die
 
 
@@ -46,7 +47,7 @@ def test_red_pips_on_marbled_dice_are_read(monkeypatch: pytest.MonkeyPatch) -> N
     # 40 of these 54 are read right with the redness map, 37 without it (the
     # template check saves some; without both, 28)
     assert with_red >= 36
-    monkeypatch.setattr(faces, "PIP_RED", False)
+    monkeypatch.setattr(pipcount, "PIP_RED", False)
     assert right_reads(frames) < with_red
 
 
@@ -71,7 +72,7 @@ def test_ring_pips_of_gold_dice_are_read(monkeypatch: pytest.MonkeyPatch) -> Non
     with_rings = right_reads(frames)
     # 64 of these 72 are read right with the ring map, 59 without it
     assert with_rings >= 62
-    monkeypatch.setattr(faces, "PIP_RINGS", False)
+    monkeypatch.setattr(pipcount, "PIP_RINGS", False)
     assert right_reads(frames) < with_rings
 
 
@@ -103,15 +104,15 @@ def test_pip_columns_merged_into_bars_are_cut(monkeypatch: pytest.MonkeyPatch) -
     with_split = right_reads(frames)
     # 15 of these 27 are read right with bars cut into pips, 9 without
     assert with_split >= 13
-    monkeypatch.setattr(faces, "SPLIT", False)
+    monkeypatch.setattr(pipcount, "SPLIT", False)
     assert right_reads(frames) < with_split
 
 
 def pip_map(value: int, pip_radius: float) -> np.ndarray:
     """A face crop's pip map drawn directly: bright pips on a dark face."""
-    unit = faces.FACE / faces.CROP_SCALE / 2
-    centre = (faces.FACE - 1) / 2
-    m = np.zeros((faces.FACE, faces.FACE), np.float32)
+    unit = pipcount.FACE / pipcount.CROP_SCALE / 2
+    centre = (pipcount.FACE - 1) / 2
+    m = np.zeros((pipcount.FACE, pipcount.FACE), np.float32)
     for u, v in PIP_LAYOUT[value]:
         x, y = centre + u * 0.42 * unit, centre + v * 0.42 * unit
         cv2.circle(m, (round(x * 16), round(y * 16)), round(pip_radius * unit * 16), 40.0, -1, cv2.LINE_AA, 4)
@@ -120,16 +121,16 @@ def pip_map(value: int, pip_radius: float) -> np.ndarray:
 
 @pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
 def test_templates_read_pip_maps(value: int) -> None:
-    read, lead = faces._template_value([pip_map(value, 0.12)])
+    read, lead = pipcount._template_value([pip_map(value, 0.12)])
     assert read == value
-    assert lead > faces.TEMPLATE_LEAD
+    assert lead > pipcount.TEMPLATE_LEAD
     # pips so big they merge (a 6's columns into bars, a 3's diagonal into a
     # line) are still read by their pattern
-    assert faces._template_value([pip_map(value, 0.2)])[0] == value
+    assert pipcount._template_value([pip_map(value, 0.2)])[0] == value
     # the best of several maps wins: an empty map does not spoil the reading
-    assert faces._template_value([np.zeros_like(pip_map(value, 0.12)), pip_map(value, 0.12)])[0] == value
+    assert pipcount._template_value([np.zeros_like(pip_map(value, 0.12)), pip_map(value, 0.12)])[0] == value
     # off-centre faces (the body centre is only approximate) read the same
-    assert faces._template_value([np.roll(pip_map(value, 0.12), (3, -4), (0, 1))])[0] == value
+    assert pipcount._template_value([np.roll(pip_map(value, 0.12), (3, -4), (0, 1))])[0] == value
 
 
 def test_templates_settle_faces_the_blob_fit_left_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -139,45 +140,45 @@ def test_templates_settle_faces_the_blob_fit_left_unsure(monkeypatch: pytest.Mon
     with_templates = right_reads(frames)
     # all 27 are read right with the template check, 24 without it
     assert with_templates >= 25
-    monkeypatch.setattr(faces, "TEMPLATE_AGREE", 0.0)
+    monkeypatch.setattr(pipcount, "TEMPLATE_AGREE", 0.0)
     assert right_reads(frames) < with_templates
 
 
 def one_pip_face() -> np.ndarray:
     """A face crop with one clear pip in the centre: the blob fit reads a sure 1."""
-    size = faces.FACE
+    size = pipcount.FACE
     img = np.full((size, size, 3), (55, 50, 50), np.uint8)
     centre = round((size - 1) / 2 * 16)
-    radius = round(0.18 * size / faces.CROP_SCALE / 2 * 16)
+    radius = round(0.18 * size / pipcount.CROP_SCALE / 2 * 16)
     cv2.circle(img, (centre, centre), radius, (40, 40, 185), -1, cv2.LINE_AA, 4)
     return cv2.GaussianBlur(img, (3, 3), 0)
 
 
 def test_templates_check_a_sure_one(monkeypatch: pytest.MonkeyPatch) -> None:
     face = one_pip_face()
-    value, conf, _, _ = faces._classify(face, template=True)
-    assert value == 1 and conf >= faces.MIN_CONFIDENCE
+    value, conf, _, _ = pipcount._classify(face, template=True)
+    assert value == 1 and conf >= pipcount.MIN_CONFIDENCE
     # templates that clearly see three pips (a merged diagonal) overrule it ...
-    monkeypatch.setattr(faces, "_template_value", lambda maps: (3, faces.TEMPLATE_LEAD + 0.1))
-    assert faces._classify(face, template=True)[:2] == (3, faces.TEMPLATE_OVERRULE)
+    monkeypatch.setattr(pipcount, "_template_value", lambda maps: (3, pipcount.TEMPLATE_LEAD + 0.1))
+    assert pipcount._classify(face, template=True)[:2] == (3, pipcount.TEMPLATE_OVERRULE)
     # ... but not narrowly, nor when the body is not of a die's size
-    assert faces._classify(face, template=False)[0] == 1
-    monkeypatch.setattr(faces, "_template_value", lambda maps: (3, faces.TEMPLATE_LEAD / 2))
-    assert faces._classify(face, template=True)[0] == 1
+    assert pipcount._classify(face, template=False)[0] == 1
+    monkeypatch.setattr(pipcount, "_template_value", lambda maps: (3, pipcount.TEMPLATE_LEAD / 2))
+    assert pipcount._classify(face, template=True)[0] == 1
 
 
 def test_templates_overrule_an_unsure_reading_only_on_a_found_body(monkeypatch: pytest.MonkeyPatch) -> None:
     # one pip well off the centre: the blob fit reads an unsure 1
-    face = np.roll(one_pip_face(), round(0.5 * faces.FACE / faces.CROP_SCALE / 2), axis=1)
-    value, conf, _, _ = faces._classify(face)
-    assert value == 1 and conf < faces.MIN_CONFIDENCE
-    monkeypatch.setattr(faces, "_template_value", lambda maps: (3, faces.TEMPLATE_LEAD + 0.1))
-    assert faces._classify(face, template=True)[:2] == (3, faces.TEMPLATE_RIGHT)
+    face = np.roll(one_pip_face(), round(0.5 * pipcount.FACE / pipcount.CROP_SCALE / 2), axis=1)
+    value, conf, _, _ = pipcount._classify(face)
+    assert value == 1 and conf < pipcount.MIN_CONFIDENCE
+    monkeypatch.setattr(pipcount, "_template_value", lambda maps: (3, pipcount.TEMPLATE_LEAD + 0.1))
+    assert pipcount._classify(face, template=True)[:2] == (3, pipcount.TEMPLATE_RIGHT)
     # printed trays: letters with no die body around them stay unsure
-    assert faces._classify(face, template=True, overrule=False)[:2] == (value, conf)
+    assert pipcount._classify(face, template=True, overrule=False)[:2] == (value, conf)
     # templates that agree make the reading sure, body or not
-    monkeypatch.setattr(faces, "_template_value", lambda maps: (1, 0.0))
-    assert faces._classify(face, template=True, overrule=False)[:2] == (1, faces.TEMPLATE_AGREE)
+    monkeypatch.setattr(pipcount, "_template_value", lambda maps: (1, 0.0))
+    assert pipcount._classify(face, template=True, overrule=False)[:2] == (1, pipcount.TEMPLATE_AGREE)
 
 
 def test_white_dice_on_a_white_table_are_found_by_their_outline(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -303,7 +304,7 @@ def test_faint_pips_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
     right = right_reads(frames)
     # 25 of these 36 are read right; with a contrast floor of 14, 20
     assert right >= 24
-    monkeypatch.setattr(faces, "PIP_MIN_CONTRAST", 14.0)
+    monkeypatch.setattr(pipcount, "PIP_MIN_CONTRAST", 14.0)
     assert right_reads(frames) < right
 
 
@@ -319,7 +320,7 @@ def test_an_unsure_face_is_read_again_on_a_larger_crop(monkeypatch: pytest.Monke
         sides.append(side)
         return (2, 0.3, 1.0, []) if len(sides) % 2 else (5, 0.9, 0.0, [])
 
-    monkeypatch.setattr(faces, "_read_face", reading)
+    monkeypatch.setattr(pipcount, "read_face", reading)
     dice = faces.read_faces(img)
     assert [(d.value, d.confidence) for d in dice] == [(5, 0.9)]
     assert sides[1] == pytest.approx(sides[0] * faces.RETRY_SIDE)
@@ -331,7 +332,7 @@ def test_an_unsure_face_is_read_again_on_a_larger_crop(monkeypatch: pytest.Monke
 
 def test_merged_pip_columns_are_read_on_a_larger_crop(monkeypatch: pytest.MonkeyPatch) -> None:
     frames = [(6, merged_six(size, 0.12, seed)) for size in (22, 26, 30) for seed in range(3)]
-    monkeypatch.setattr(faces, "TEMPLATE_AGREE", 0.0)
+    monkeypatch.setattr(pipcount, "TEMPLATE_AGREE", 0.0)
     again = right_reads(frames)
     # without templates all 9 are read right with the second reading, 6 without
     assert again == len(frames)
@@ -340,56 +341,56 @@ def test_merged_pip_columns_are_read_on_a_larger_crop(monkeypatch: pytest.Monkey
 
 
 def fit_one_at_a_time(P: np.ndarray) -> tuple:
-    """The layout fit of one point set, written out plainly (what ``faces._fit_many`` batches)."""
+    """The layout fit of one point set, written out plainly (what ``pipcount._fit_many`` batches)."""
     n = len(P)
     c0 = P.mean(0)
     P = P - c0
-    g = math.sqrt(float((P * P).sum()) / n) / faces._LAYOUT_RMS[n][0]
-    if not (faces.GRID_RANGE[0] <= g <= faces.GRID_RANGE[1]):
+    g = math.sqrt(float((P * P).sum()) / n) / pipcount._LAYOUT_RMS[n][0]
+    if not (pipcount.GRID_RANGE[0] <= g <= pipcount.GRID_RANGE[1]):
         return n, -1.0, None
-    d2 = ((P[None, :, None, :] - (faces._TEMPL[n] * g)[:, None, :, :]) ** 2).sum(-1)
+    d2 = ((P[None, :, None, :] - (pipcount._TEMPL[n] * g)[:, None, :, :]) ** 2).sum(-1)
     hr = np.maximum(d2.min(2).max(1), d2.min(1).max(1))
     k = int(np.argmin(hr))
-    nr = len(faces._ROTS)
-    return n, 1.0 - math.sqrt(float(hr[k])) / faces.FIT_ERR_SCALE, (c0, g, k % nr, k // nr)
+    nr = len(pipcount._ROTS)
+    return n, 1.0 - math.sqrt(float(hr[k])) / pipcount.FIT_ERR_SCALE, (c0, g, k % nr, k // nr)
 
 
 def test_layout_fits_of_many_point_sets_match_fits_one_at_a_time() -> None:
     rng = np.random.default_rng(4)
     fitted = 0
     for n in range(2, 7):
-        layout = faces._LAYOUTS[n][0]
+        layout = pipcount._LAYOUTS[n][0]
         for _ in range(150):
             sets = rng.normal(0.0, rng.uniform(0.005, 0.2), (int(rng.integers(1, 8)), n, 2))
             sets += layout * rng.uniform(0.15, 0.7) + rng.normal(0.0, 0.1, 2)
             sets = sets.astype(np.float32)
-            for P, (v, conf, geo) in zip(sets, faces._fit_many(sets), strict=True):
+            for P, (v, conf, geo) in zip(sets, pipcount._fit_many(sets), strict=True):
                 want = fit_one_at_a_time(P)
                 assert (v, conf) == want[:2]  # the same figures, to the last bit
                 if geo is not None:
                     fitted += 1
                     c0, g, k, variant = want[2]
                     assert np.array_equal(geo[0], c0) and geo[1] == g
-                    assert np.array_equal(geo[2], faces._GRID_UNIT @ faces._ROTS[k].T)
-                    assert np.array_equal(geo[3], faces._ONMASK[n][variant])
+                    assert np.array_equal(geo[2], pipcount.GRID_UNIT @ pipcount._ROTS[k].T)
+                    assert np.array_equal(geo[3], pipcount._ONMASK[n][variant])
     assert fitted > 500  # most sets were fitted, not turned away by their grid step
 
 
 def verify_plainly(dm: np.ndarray, c0: np.ndarray, g: float, rot: np.ndarray, on: np.ndarray) -> tuple:
-    """``faces._verify`` written with array operations only."""
-    px = (c0[None, :] + (faces._GRID_UNIT @ rot.T) * g) * (faces.FACE / faces.CROP_SCALE / 2) + (
-        faces.FACE - 1
+    """``pipcount._verify`` written with array operations only."""
+    px = (c0[None, :] + (pipcount.GRID_UNIT @ rot.T) * g) * (pipcount.FACE / pipcount.CROP_SCALE / 2) + (
+        pipcount.FACE - 1
     ) / 2
-    inside = (px >= 1).all(1) & (px <= faces.FACE - 2).all(1)
-    ix = np.clip(np.rint(px).astype(np.int32), 0, faces.FACE - 1)
+    inside = (px >= 1).all(1) & (px <= pipcount.FACE - 2).all(1)
+    ix = np.clip(np.rint(px).astype(np.int32), 0, pipcount.FACE - 1)
     v = dm[ix[:, 1], ix[:, 0]]
     von, voff = v[on & inside], v[~on & inside]
     vv = np.where(inside, v, 0.0)
-    pon = np.where(faces._PATTERNS, vv[None, :], np.inf).min(1)
-    poff = np.where(~faces._PATTERNS, vv[None, :], -np.inf).max(1)
+    pon = np.where(pipcount.PATTERNS, vv[None, :], np.inf).min(1)
+    poff = np.where(~pipcount.PATTERNS, vv[None, :], -np.inf).max(1)
     pg = (pon - poff) / max(float(vv.max()), 1e-3)
     pi = int(np.argmax(pg))
-    pv, gap = int(faces._PATTERN_VALUES[pi]), float(pg[pi])
+    pv, gap = int(pipcount.PATTERN_VALUES[pi]), float(pg[pi])
     if len(von) == 0:
         return 1.0, pv, gap
     if len(voff) == 0:
@@ -399,26 +400,26 @@ def verify_plainly(dm: np.ndarray, c0: np.ndarray, g: float, rot: np.ndarray, on
 
 def test_grid_verification_matches_its_array_form() -> None:
     rng = np.random.default_rng(5)
-    masks = [m for n in faces._ONMASK for m in faces._ONMASK[n]]
+    masks = [m for n in pipcount._ONMASK for m in pipcount._ONMASK[n]]
     ratios = set()
     for trial in range(3000):
-        dm = (rng.random((faces.FACE, faces.FACE)) * rng.uniform(1, 80)).astype(np.float32)
+        dm = (rng.random((pipcount.FACE, pipcount.FACE)) * rng.uniform(1, 80)).astype(np.float32)
         if trial % 4 == 0:
             dm = np.round(dm / 10) * 10  # ties between samples
         c0 = rng.normal(0.0, 0.3, 2).astype(np.float32)
         g = float(rng.uniform(0.2, 0.9))  # the larger steps put grid points off the crop
-        k = int(rng.integers(len(faces._ROTS)))
+        k = int(rng.integers(len(pipcount._ROTS)))
         on = masks[int(rng.integers(len(masks)))]
-        got = faces._verify(dm, (c0, g, faces._GRIDS[k], on))
-        assert got[:3] == verify_plainly(dm, c0, g, faces._ROTS[k], on)
-        assert faces._PATTERN_VALUES[got[3]] == got[1]
+        got = pipcount._verify(dm, (c0, g, pipcount._GRIDS[k], on))
+        assert got[:3] == verify_plainly(dm, c0, g, pipcount._ROTS[k], on)
+        assert pipcount.PATTERN_VALUES[got[3]] == got[1]
         ratios.add(got[0])
     assert 1.0 in ratios and 0.0 in ratios and len(ratios) > 1000  # every branch was taken
 
 
 def template_value_map_by_map(maps: list[np.ndarray]) -> tuple[int, float]:
-    """``faces._template_value`` one map and one template at a time."""
-    inner, groups = faces._TEMPLATES
+    """``pipcount._template_value`` one map and one template at a time."""
+    inner, groups = pipcount._TEMPLATES
     best = np.full(7, -2.0)
     for dm in maps:
         m = np.where(inner, dm - dm[inner].mean(), 0.0).astype(np.float32)
@@ -427,7 +428,7 @@ def template_value_map_by_map(maps: list[np.ndarray]) -> tuple[int, float]:
             continue
         for sigma, at, norms, starts, values in groups:
             # the pips of every template, template by template: a weighted count
-            owner, pip = np.nonzero(at.T < faces.FACE * faces.FACE)
+            owner, pip = np.nonzero(at.T < pipcount.FACE * pipcount.FACE)
             b = cv2.GaussianBlur(m, (0, 0), sigma).ravel()
             sc = np.bincount(owner, weights=b[at[pip, owner]], minlength=len(norms)) / (norms * n)
             best[values] = np.maximum(best[values], np.maximum.reduceat(sc, starts))
@@ -447,7 +448,7 @@ def test_templates_read_all_maps_at_once_as_one_at_a_time() -> None:
             rng.random(clean.shape, np.float32),
         ]
         for k in (1, 2, 4):
-            assert faces._template_value(maps[:k]) == template_value_map_by_map(maps[:k])
+            assert pipcount._template_value(maps[:k]) == template_value_map_by_map(maps[:k])
 
 
 def test_contour_areas_are_opencvs() -> None:
@@ -654,21 +655,21 @@ def test_cluster_splits_match_their_plain_form() -> None:
 
 
 def blob_reading_plainly(bw: np.ndarray) -> tuple | None:
-    """The plain blob reading of ``faces._classify_bw`` with its areas ranked by numpy."""
+    """The plain blob reading of ``pipcount._classify_bw`` with its areas ranked by numpy."""
     components = cv2.connectedComponentsWithStats(bw)
     if components[0] <= 1:
         return None
-    _, _, ar, c, ok, _ = faces._blob_table(components)
+    _, _, ar, c, ok, _ = pipcount._blob_table(components)
     okix = np.flatnonzero(ok)
     if len(okix) == 0:
         return None
     areas = ar[okix].astype(np.float64)
     ranked = np.sort(areas)
     amax = float(ranked[-1] if len(ranked) <= 3 else ranked[-3])
-    keep = okix[areas >= faces.PIP_SIZE_RATIO * amax]
-    if len(keep) > 6 + faces.MAX_DROP:
+    keep = okix[areas >= pipcount.PIP_SIZE_RATIO * amax]
+    if len(keep) > 6 + pipcount.MAX_DROP:
         return None
-    return faces._fit_pips(c[keep].astype(np.float32))
+    return pipcount._fit_pips(c[keep].astype(np.float32))
 
 
 def test_blob_readings_match_their_plain_form() -> None:
@@ -678,7 +679,7 @@ def test_blob_readings_match_their_plain_form() -> None:
         m = pip_map(int(rng.integers(1, 7)), float(rng.uniform(0.06, 0.2)))
         m += rng.normal(0, rng.uniform(0, 12), m.shape).astype(np.float32)  # specks and glints
         bw = cv2.compare(m, float(rng.uniform(8, 30)), cv2.CMP_GT)
-        got, want = faces._classify_bw(bw), blob_reading_plainly(bw)
+        got, want = pipcount._classify_bw(bw), blob_reading_plainly(bw)
         assert (got is None) == (want is None)
         if got is not None:
             assert got[:2] == want[:2]
@@ -717,23 +718,23 @@ def test_a_body_without_readable_pips_is_handed_over_unread(seed: int) -> None:
 
 
 def test_the_ring_map_fills_rings_but_its_bridges_are_loose() -> None:
-    dark = np.zeros((faces.FACE, faces.FACE), np.float32)
+    dark = np.zeros((pipcount.FACE, pipcount.FACE), np.float32)
     cv2.circle(dark, (12, 20), 3, 40.0, 2)  # a ring-shaped pip round a glint
     dark[10:30, 24:27] = 40.0  # two dark strokes two pixels apart
     dark[10:30, 29:32] = 40.0
-    closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, faces._KRING)
-    loose = faces._loose(dark, closed)
+    closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, pipcount._KRING)
+    loose = pipcount._loose(dark, closed)
     assert dark[20, 12] == 0 and closed[20, 12] > 30  # the glint is closed ...
     assert loose[20, 12] < 0.2  # ... and hemmed in
     assert closed[20, 27] > 30  # the gap between the strokes is bridged ...
-    assert loose[20, 27] > faces.PIP_RING_LOOSE  # ... but loose
+    assert loose[20, 27] > pipcount.PIP_RING_LOOSE  # ... but loose
 
 
 def test_a_ring_map_reading_with_a_loose_pip_is_refused() -> None:
-    loose = np.zeros((faces.FACE, faces.FACE), np.float32)
+    loose = np.zeros((pipcount.FACE, pipcount.FACE), np.float32)
     pips = np.array([[-0.4, -0.4], [0.4, 0.4]])
-    assert not faces._loose_pips(loose, pips)
-    x, y = np.rint(pips[1] * (faces.FACE / faces.CROP_SCALE / 2) + (faces.FACE - 1) / 2).astype(int)
+    assert not pipcount._loose_pips(loose, pips)
+    x, y = np.rint(pips[1] * (pipcount.FACE / pipcount.CROP_SCALE / 2) + (pipcount.FACE - 1) / 2).astype(int)
     loose[y, x] = 1.0
-    assert faces._loose_pips(loose, pips)
-    assert faces._loose_pips(loose, np.zeros((0, 2)))
+    assert pipcount._loose_pips(loose, pips)
+    assert pipcount._loose_pips(loose, np.zeros((0, 2)))

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision import SURE, faces, pixels, quality, verify
+from vision import SURE, pipcount, pixels, quality, verify
 
 if TYPE_CHECKING:
     from vision.reader import Die
@@ -60,9 +60,9 @@ _RING = (
 )
 # Per layout (the body-first reader's, 2, 3 and 6 in both turns), its value
 # and the places it fills: pips on the grid, none on the ring.
-_VALUES = faces._PATTERN_VALUES.tolist()
+_VALUES = pipcount.PATTERN_VALUES.tolist()
 _ON = np.zeros((len(_VALUES), 9 + len(_RING)), bool)
-_ON[:, :9] = faces._PATTERNS
+_ON[:, :9] = pipcount.PATTERNS
 
 MIN_SIDE = 6.0  # px: smaller dice have no readable pips
 WORK_SIDE = 40.0  # a die is read at this side (px): enough for its pips, cheap
@@ -82,7 +82,7 @@ _SUMS = np.ascontiguousarray(np.vstack([_ON_F, np.ones((1, _ON.shape[1]), np.flo
 
 def _offsets() -> np.ndarray:
     """Sample places of every grid tried, (turn, shift, shift, step) x place x (x, y), in work pixels."""
-    grid = np.vstack([faces._GRID_UNIT, np.float32(_RING)])
+    grid = np.vstack([pipcount.GRID_UNIT, np.float32(_RING)])
     out = []
     for t in TURNS:
         u = np.array([math.cos(t), math.sin(t)], np.float32)

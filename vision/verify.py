@@ -19,7 +19,7 @@ fixes the grid), fits their count cleanly and leaves the chosen value no fit
 at all: on train that changed 4 dice, 3 of them to the right value.
 
 The body-first reader's dice carry the pips of the layout it fitted to its
-turned face crop (``vision.faces``), so its readings are checked the same
+turned face crop (``vision.pipcount``), so its readings are checked the same
 way. On byler-d6/train that changed 3 of them, all to the right value (die
 accuracy 0.950 -> 0.952; both halves gained), and no right body-first
 reading came near a change: none had another value fitting better than
@@ -38,7 +38,7 @@ import math
 import cv2
 import numpy as np
 
-from vision import SURE, faces, pixels
+from vision import SURE, pipcount, pixels
 from vision.reader import Die
 
 # Only sure dice are checked (an unsure one is asked for again anyway), and
@@ -49,9 +49,9 @@ CHECK_BELOW = 0.9
 
 # The nine sites in grid units (x, y), row by row, and the sites each layout
 # of a value fills (2, 3 and 6 in both turns): the body-first reader's.
-SITES = faces._GRID_UNIT.astype(np.float64)
-_LAYOUT_SITES = faces._PATTERNS
-_LAYOUT_VALUE = faces._PATTERN_VALUES
+SITES = pipcount.GRID_UNIT.astype(np.float64)
+_LAYOUT_SITES = pipcount.PATTERNS
+_LAYOUT_VALUE = pipcount.PATTERN_VALUES
 
 # The grid's turn is first taken from the pips' directions (see _fit_grid),
 # then searched TURN_STEPS around it (radians), with SPACINGS in die sides.
