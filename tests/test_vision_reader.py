@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import Die, read_dice
+from vision import Die, pipfind, read_dice
 from vision.synth import DICE_COLOURS, background, draw_die, scene
 
 
@@ -130,8 +130,6 @@ def test_large_frames_are_labelled_with_wide_labels(monkeypatch: pytest.MonkeyPa
 def test_blob_moments_and_core_means_match_opencv() -> None:
     import cv2
 
-    from vision import reader
-
     img, _ = scene(640, 480, [6, 6, 5, 4, 3], 40, np.random.default_rng(3), "speckle")
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     dog = cv2.subtract(cv2.GaussianBlur(grey, (3, 3), 0), cv2.blur(grey, (9, 9)))
@@ -139,7 +137,7 @@ def test_blob_moments_and_core_means_match_opencv() -> None:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     ids = np.arange(n - 1)
     assert len(ids) > 50
-    got = reader._moments(labels, stats[1:], ids)
+    got = pipfind._moments(labels, stats[1:], ids)
     for i, m in zip(ids.tolist(), got, strict=True):
         x, y, w, h = stats[i + 1, :4].tolist()
         cv = cv2.moments((labels[y : y + h, x : x + w] == i + 1).astype(np.uint8), binaryImage=True)
@@ -147,7 +145,7 @@ def test_blob_moments_and_core_means_match_opencv() -> None:
     # The 3x3 mean at points, borders included, is OpenCV's box filter.
     small = np.random.default_rng(1).integers(0, 256, (37, 53), dtype=np.uint8)
     iy, ix = (v.ravel() for v in np.mgrid[0:37, 0:53])
-    assert np.array_equal(reader._box3(small, iy, ix), cv2.blur(small, (3, 3))[iy, ix])
+    assert np.array_equal(pipfind._box3(small, iy, ix), cv2.blur(small, (3, 3))[iy, ix])
 
 
 def test_stacked_group_steps_match_one_group_at_a_time() -> None:
@@ -158,8 +156,8 @@ def test_stacked_group_steps_match_one_group_at_a_time() -> None:
     from vision import reader
 
     img, _ = scene(640, 480, [1, 2, 3, 4, 5, 6], 40, np.random.default_rng(11), "speckle")
-    lab = reader._LabSampler(img)
-    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    lab = pipfind.LabSampler(img)
+    pips = pipfind.candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
     groups = reader._groups(lab, pips)
     parents = [g for g in groups if len(g) >= 3]
     assert len(parents) >= 5 and len({len(g) for g in parents}) >= 2
@@ -189,8 +187,8 @@ def test_links_among_many_pips_match_the_full_matrices(monkeypatch: pytest.Monke
     from vision import reader
 
     img, _ = scene(640, 480, [2, 3, 4, 5, 6], 40, np.random.default_rng(4), "speckle")
-    lab = reader._LabSampler(img)
-    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    lab = pipfind.LabSampler(img)
+    pips = pipfind.candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
     n = len(pips.x)
     assert n > 2 * reader.SPARSE_LINKS
     everyone = [list(range(n))]
@@ -205,19 +203,17 @@ def test_links_among_many_pips_match_the_full_matrices(monkeypatch: pytest.Monke
 def test_blobs_labelled_in_their_box_match_the_whole_mask(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     import cv2
 
-    from vision import reader
-
     img = background(500, 400, "plain", np.random.default_rng(seed))
     for i, value in enumerate((3, 5, 6)):
         draw_die(img, value, (301 + 61 * i, 223 + 37 * i + seed), 44, angle=13.0 * (i + seed))
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    channels = [(grey, (1, -1), 0.0), (np.ascontiguousarray(img[:, :, 2]), (1,), reader.COLOUR_PIP_CONTRAST)]
-    boxed = [reader._blobs(*c) for c in channels]
+    channels = [(grey, (1, -1), 0.0), (np.ascontiguousarray(img[:, :, 2]), (1,), pipfind.COLOUR_PIP_CONTRAST)]
+    boxed = [pipfind._blobs(*c) for c in channels]
     assert len(boxed[0][0]) >= 14  # the pips at least
     # the dark pips, hence the blob masks' boxes, lie far from the image's corner
     assert cv2.boundingRect(cv2.compare(grey, 100, cv2.CMP_LE))[:2] >= (200, 150)
     monkeypatch.setattr(cv2, "boundingRect", lambda m: (0, 0, m.shape[1], m.shape[0]))
-    whole = [reader._blobs(*c) for c in channels]
+    whole = [pipfind._blobs(*c) for c in channels]
     for a, b in zip(boxed, whole, strict=True):
         assert all(np.array_equal(u, v) for u, v in zip(a, b, strict=True))
 
@@ -235,7 +231,7 @@ def test_levels_read_together_match_each_level_alone(kind: str) -> None:
     for depth in (1, 2, 3):
         scale = reader.PYRAMID_STEP**depth
         size = (round(640 / scale), round(480 / scale))
-        levels.append((cv2.resize(img, size, interpolation=cv2.INTER_AREA), depth < reader.COLOUR_LEVELS))
+        levels.append((cv2.resize(img, size, interpolation=cv2.INTER_AREA), depth < pipfind.COLOUR_LEVELS))
     together = reader._read_levels(levels)
     alone = [reader._read_level(level, colour) for level, colour in levels]
     assert together == alone
@@ -252,8 +248,8 @@ def test_crowds_and_lab_samples_match_the_direct_sums() -> None:
     from vision import reader
 
     img, _ = scene(640, 480, [1, 1, 3, 4, 5, 6], 40, np.random.default_rng(8), "speckle")
-    lab = reader._LabSampler(img)
-    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    lab = pipfind.LabSampler(img)
+    pips = pipfind.candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
     assert len(pips.x) > 200
     k = np.arange(len(pips.x))
     d2 = (pips.x[k, None] - pips.x[None, :]) ** 2 + (pips.y[k, None] - pips.y[None, :]) ** 2
@@ -264,7 +260,7 @@ def test_crowds_and_lab_samples_match_the_direct_sums() -> None:
     assert (crowds > 1).any() and (crowds == 1).any()
     whole = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
     rng = np.random.default_rng(0)
-    fresh = reader._LabSampler(img)
+    fresh = pipfind.LabSampler(img)
     for n in (10, 5000, 80_000):  # the last passes the budget: the image is converted whole
         sy, sx = rng.integers(0, 480, (n, 2)), rng.integers(0, 640, (n, 2))
         assert np.array_equal(fresh[sy, sx], whole[sy, sx])
@@ -281,9 +277,9 @@ def test_edge_rays_match_a_dense_reference() -> None:
     from vision import reader
 
     img, _ = scene(640, 480, [2, 3, 4, 5, 6, 6], 40, np.random.default_rng(12), "wood")
-    lab = reader._LabSampler(img)
+    lab = pipfind.LabSampler(img)
     whole = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
-    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    pips = pipfind.candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
     groups = reader._groups(lab, pips) + [[k] for k in range(len(pips.x))]
     bests = [b for b in reader._best_subsets(pips, groups) if b is not None]
     faces = [
@@ -392,7 +388,7 @@ def test_links_of_all_parents_at_once_match_each_parents_matrices() -> None:
     n = len(x)
     polarity = np.where(rng.random(n) < 0.8, 1, -1)
     face = rng.normal(150, 12, (n, 3)).astype(np.float32)
-    pips = reader._Pips(x, y, r, polarity, face)
+    pips = pipfind.Pips(x, y, r, polarity, face)
     grid = list(range(500, n))
     parents = [list(range(n)), grid, grid[::2], [3], [], list(rng.permutation(500)[:40])]
     parents += [sorted(rng.choice(n, size=int(k), replace=False).tolist()) for k in rng.integers(2, 12, 60)]
@@ -582,7 +578,7 @@ def test_best_subsets_match_a_pass_per_group_size(monkeypatch: pytest.MonkeyPatc
         r += [2.5] * 8
     # pips on the same spot, and a few groups of one pip repeated
     groups += [[0, 0, 1], [5, 6, 5, 7]]
-    pips = reader._Pips(np.array(x), np.array(y), np.array(r), np.ones(len(x), int), np.zeros((len(x), 3)))
+    pips = pipfind.Pips(np.array(x), np.array(y), np.array(r), np.ones(len(x), int), np.zeros((len(x), 3)))
     got = reader._best_subsets(pips, groups)
     assert got == _best_subsets_size_by_size(reader, pips, groups)
     found = [b for b in got if b is not None]
@@ -599,12 +595,10 @@ def test_levels_sample_each_points_own_level() -> None:
     # samples pass the budget and every level is converted whole.
     import cv2
 
-    from vision import reader
-
     img, _ = scene(640, 480, [2, 5], 60, np.random.default_rng(6), "wood")
     images = [img, cv2.resize(img, (453, 339)), cv2.resize(img, (320, 240)), cv2.resize(img, (227, 170))]
     whole = [cv2.cvtColor(m, cv2.COLOR_BGR2LAB) for m in images]
-    levels = reader._Levels([reader._LabSampler(m) for m in images])
+    levels = pipfind.Levels([pipfind.LabSampler(m) for m in images])
     rng = np.random.default_rng(1)
     for n in (7, 3000, 150_000):
         level = rng.integers(0, len(images), (n, 3))
@@ -628,8 +622,8 @@ def test_edges_of_groups_and_lone_pips_together_match_each_apart() -> None:
     from vision import reader
 
     img, _ = scene(640, 480, [1, 1, 2, 3, 5, 6], 40, np.random.default_rng(13), "wood")
-    lab = reader._LabSampler(img)
-    pips = reader._candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
+    lab = pipfind.LabSampler(img)
+    pips = pipfind.candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
     groups = reader._groups(lab, pips)
     bests = [b for b in reader._best_subsets(pips, groups) if b is not None]
     faces = [
