@@ -207,7 +207,7 @@ def test_service_rolls_the_synthetic_camera_and_plays_the_reading(tmp_path: Path
 def test_dice_left_in_the_keep_area_are_kept(tmp_path: Path) -> None:
     import numpy as np
 
-    from vision.reader import Die
+    from vision.die import Die
     from vision.regions import Regions
 
     config = Config(data_dir=tmp_path)

@@ -17,12 +17,13 @@ is imported on first use so that importing the package stays cheap.
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+# (a plain dataclass: importing it costs nothing, unlike the readers and OpenCV)
+from vision.die import Die
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from vision.reader import Die
 
 __all__ = ["SURE", "VIEWS", "Die", "read_dice"]
 
@@ -111,11 +112,3 @@ def _read_full(image: np.ndarray) -> list[Die]:
         pip_dice = reader.read_dice(small, side)
         reader.rescale(pip_dice, over=scale)
     return grade(image, recover(image, fuse(pip_dice, scan.dice, image), pip_dice, scan.dice, scan.unread))
-
-
-def __getattr__(name: str) -> Any:
-    if name == "Die":
-        from vision import reader
-
-        return reader.Die
-    raise AttributeError(f"module 'vision' has no attribute {name!r}")

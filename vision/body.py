@@ -31,7 +31,7 @@ import numpy as np
 from vision import pixels
 
 if TYPE_CHECKING:
-    from vision.reader import Die
+    from vision.die import Die
 
 PIP_PX = 5.0  # pixels per pip radius the face is looked at with (larger dice are shrunk)
 FACE_REACH = 0.42  # the face looked at, in die sides from the centre (a die's inscribed disc: 0.5)

@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from vision import pipcount, pixels
-from vision.reader import Die
+from vision.die import Die
 
 # ------------------------------------------------------------------ tunables
 # segmentation

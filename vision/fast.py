@@ -26,7 +26,8 @@ import cv2
 import numpy as np
 
 from vision import pixels
-from vision.reader import PIP_GRID, Die
+from vision.die import Die
+from vision.reader import PIP_GRID
 
 WORK_WIDTH = 320  # the shrunk copy is about this wide (a whole-number factor)
 CELLS = 16  # the table's colour is averaged over cells a sixteenth of the width ...

@@ -14,7 +14,7 @@ import math
 from typing import TYPE_CHECKING
 
 from vision import SURE, body, pixels, verify
-from vision.reader import Die
+from vision.die import Die
 
 if TYPE_CHECKING:
     import numpy as np

@@ -41,7 +41,7 @@ from vision import SURE, pixels
 from vision import body as die_body
 
 if TYPE_CHECKING:
-    from vision.reader import Die
+    from vision.die import Die
 
 # Confidence given to a die that fails a check: below the 0.5 a die needs to
 # be counted, so the table asks for a re-roll.

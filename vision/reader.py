@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from vision import pipfind, pixels
+from vision.die import Die
 
 # Pip layouts on a die face, pip offsets in units of the grid step.
 PIP_GRID = {
@@ -114,31 +114,6 @@ ONE_SPAN_RADII = 5.0  # edge search scale for a "1" (as a layout's span), in pip
 ONE_FACE_TOLERANCE = 30
 ONE_UNIFORM = 0.8
 ONE_SIZE_RADII = 9.0  # side of the face of a "1", in pip radii
-
-
-@dataclass
-class Die:
-    """One die read from an image: top-face value, box in pixels, confidence 0..1."""
-
-    value: int
-    box: list[float]
-    confidence: float
-    pips: list[tuple[float, float]] = field(default_factory=list, repr=False)
-    pip_radius: float = field(default=0.0, repr=False)
-    side: float = field(default=0.0, repr=False)
-    level: int = field(default=0, repr=False)
-
-    @property
-    def center(self) -> tuple[float, float]:
-        x0, y0, x1, y1 = self.box
-        return (x0 + x1) / 2, (y0 + y1) / 2
-
-    def to_dict(self) -> dict:
-        return {
-            "value": int(self.value),
-            "box": [round(float(v), 1) for v in self.box],
-            "confidence": round(float(self.confidence), 3),
-        }
 
 
 def _groups(lab: np.ndarray, pips: pipfind.Pips, link_radii: float = LINK_RADII) -> list[list[int]]:

@@ -43,7 +43,7 @@ import numpy as np
 from vision import SURE, pipcount, pixels, quality, verify
 
 if TYPE_CHECKING:
-    from vision.reader import Die
+    from vision.die import Die
 
 # Places around the pip grid that lie on the face of a die (whose half side is
 # about 2.5 grid steps) and hold no pip: a grid read off the table around a
@@ -295,7 +295,7 @@ def ones_read_as_more(
 ) -> list[Die]:
     """``dice`` (fused from ``pip_dice`` and ``body_dice``), the pip-first reader's clear 1s made 1s."""
     from vision import fusion
-    from vision.reader import Die
+    from vision.die import Die
 
     out = list(dice)
     for i, j in fusion.pair(pip_dice, body_dice):
@@ -337,7 +337,7 @@ ONE_UNDER = 0.5
 # CHECK_BELOW limits, which only spare the cost (most dice are not checked).
 def grids_agree(image: np.ndarray, dice: list[Die]) -> list[Die]:
     """``dice`` with the sure readings that both pip grids contradict changed to the value both show."""
-    from vision.reader import Die
+    from vision.die import Die
 
     out = list(dice)
     for i, d in enumerate(dice):
@@ -401,7 +401,7 @@ def read_bodies(image: np.ndarray, dice: list[Die], bodies: list[Die]) -> list[D
     whose pips it could not fit); no body away from a die read clearly (the
     clearest: separation 2.1, margin 0.6).
     """
-    from vision.reader import Die
+    from vision.die import Die
 
     found: list[Die] = []
     table: np.ndarray | None = None
@@ -459,7 +459,7 @@ def recover(
     (``unread``, see ``vision.faces.FaceScan``), those the grid reads clearly
     are added (``read_bodies``).
     """
-    from vision.reader import Die
+    from vision.die import Die
 
     image = pixels.as_bgr(image, "recover")  # (a grey or BGRA frame too)
     if pip_dice and body_dice:

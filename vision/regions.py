@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.reader import Die
+from vision.die import Die
 
 
 def _check_fraction(v: float, what: str) -> float:

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision import read_dice
-from vision.reader import Die
+from vision.die import Die
 
 ROLLING = "rolling"
 READING = "reading"

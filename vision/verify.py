@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from vision import SURE, pipcount, pixels
-from vision.reader import Die
+from vision.die import Die
 
 # Only sure dice are checked (an unsure one is asked for again anyway), and
 # only below CHECK_BELOW: on train 8 of 1040 dice read at 0.9 or more were

@@ -33,7 +33,7 @@ import numpy as np
 from vision import FIRST, SURE, VIEWS
 
 if TYPE_CHECKING:
-    from vision.reader import Die
+    from vision.die import Die
 
 # Two readings of different views are of one die when their centres are
 # closer than this share of the die's side.
