@@ -67,6 +67,9 @@ class LabSampler:
 
 @dataclass
 class Pips:
+    """Candidate pips, one per element: centre (x, y) and radius r in the
+    level's pixels, and polarity (1 lighter than its face, -1 darker)."""
+
     x: np.ndarray
     y: np.ndarray
     r: np.ndarray
@@ -76,6 +79,7 @@ class Pips:
     level: np.ndarray | None = None
 
     def subset(self, idx: list[int]) -> Pips:
+        """The pips at the indices ``idx``, in that order."""
         i = np.asarray(idx, dtype=int)
         level = None if self.level is None else self.level[i]
         return Pips(self.x[i], self.y[i], self.r[i], self.polarity[i], self.face[i], level)
@@ -324,6 +328,9 @@ def _blobs(
 
 
 def candidates(img: np.ndarray, grey: np.ndarray, lab: np.ndarray, colour: bool = True) -> Pips:
+    """The candidate pips of one pyramid level (``img``, its grey and its Lab
+    sampler): round, compact blobs of either polarity ringed by one face
+    colour; with ``colour``, blobs of the colour channels too."""
     h, w = grey.shape
     x, y, r, p = _blobs(grey)
     # Coloured pips barely differ in brightness from their face: red pips on a
