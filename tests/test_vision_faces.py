@@ -10,6 +10,7 @@ import pytest
 
 import vision.faces as faces
 import vision.pipcount as pipcount
+from vision import pixels
 from vision.synth import PIP_LAYOUT, background, draw_die
 
 
@@ -617,7 +618,7 @@ def split_plainly(mask_roi: np.ndarray, S: float) -> list[np.ndarray]:
     if not op.any():
         return []
     dt = cv2.distanceTransform(op, cv2.DIST_L2, 3)
-    ys, xs = np.nonzero((dt >= cv2.dilate(dt, faces._K3)) & (dt >= faces.PEAK_FRAC * S))
+    ys, xs = np.nonzero((dt >= cv2.dilate(dt, pixels.K3)) & (dt >= faces.PEAK_FRAC * S))
     if len(xs) == 0:
         return []
     acc: list[tuple[float, float, float]] = []

@@ -179,8 +179,6 @@ DUP_SEP = 0.5
 # vision.recover was a body of 1.3 S; from 0.5 to 1.9 no other came.
 UNREAD_SIZE = (0.7, 1.4)
 
-_K3 = np.ones((3, 3), np.uint8)
-
 
 def _contour_areas(cnts) -> np.ndarray:
     """``cv2.contourArea`` of every contour, in one pass: the shoelace sum over
@@ -219,7 +217,7 @@ def _foreground(work: np.ndarray):
         gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1)
         e = cv2.addWeighted(cv2.convertScaleAbs(gx), 0.5, cv2.convertScaleAbs(gy), 0.5, 0)
         m |= cv2.compare(e, FG_EDGE, cv2.CMP_GT)
-    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, _K3)
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, pixels.K3)
     # fill small holes (pips of the die's own colour as background)
     cnts, hier = cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hier is not None:
@@ -229,7 +227,7 @@ def _foreground(work: np.ndarray):
         small = [cnts[i] for i in holes[areas < lim]]
         if small:
             cv2.drawContours(m, small, -1, 255, -1)
-    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, _K3)
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, pixels.K3)
     return m, bg
 
 
@@ -264,7 +262,7 @@ def _split(mask_roi: np.ndarray, S: float):
     if not op.any():
         return []
     dt = cv2.distanceTransform(op, cv2.DIST_L2, 3)
-    dil = cv2.dilate(dt, _K3)
+    dil = cv2.dilate(dt, pixels.K3)
     ys, xs = np.nonzero((dt >= dil) & (dt >= PEAK_FRAC * S))
     if len(xs) == 0:
         return []
@@ -335,7 +333,7 @@ def _refine(img: np.ndarray, bg_bgr: np.ndarray, cx: float, cy: float, side: flo
     # lab . (bgl - ref) < (|bgl|^2 - |ref|^2) / 2 (one cv2.transform, ~30x faster)
     w = (bgl - ref).astype(np.float32).reshape(1, 3)
     body = cv2.compare(cv2.transform(lab, w), float(bgl @ bgl - ref @ ref) / 2.0, cv2.CMP_LT)
-    body = cv2.morphologyEx(body, cv2.MORPH_CLOSE, _K3)
+    body = cv2.morphologyEx(body, cv2.MORPH_CLOSE, pixels.K3)
     cnts, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     best = None
     for cc in cnts:
@@ -395,10 +393,10 @@ def scan_faces(image: np.ndarray) -> FaceScan:
     along = None  # foreground with those bodies kept: the pieces they join
     if walls is not None:
         m0 = m
-        m = cv2.morphologyEx(m0 & ~cv2.dilate(walls, _K3), cv2.MORPH_OPEN, _K3)
+        m = cv2.morphologyEx(m0 & ~cv2.dilate(walls, pixels.K3), cv2.MORPH_OPEN, pixels.K3)
         cnts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if kept is not None:
-            m1 = cv2.morphologyEx(m0 & ~cv2.dilate(walls & ~kept, _K3), cv2.MORPH_OPEN, _K3)
+            m1 = cv2.morphologyEx(m0 & ~cv2.dilate(walls & ~kept, pixels.K3), cv2.MORPH_OPEN, pixels.K3)
             new = m1 & ~m
             if new.any():
                 _, lab = cv2.connectedComponents(m1)
@@ -673,9 +671,9 @@ def _outline_seeds(
     seeds: list[tuple[float, float, float]] = []
     for level in OUTLINE_EDGES:
         edges = cv2.compare(e, level, cv2.CMP_GT)
-        m = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, _K3)
+        m = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, pixels.K3)
         # thin lines go (and with them most contours: findContours is the cost)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, _K3)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, pixels.K3)
         cnts, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         areas = _contour_areas(cnts)
         for i in np.flatnonzero(areas >= (OUTLINE_SIZE[0] * S) ** 2):

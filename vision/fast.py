@@ -82,7 +82,6 @@ CENTRE = 0.15  # the pips' centre from the face's, in half sides (rendered: at m
 STEP = (0.3, 0.7)  # the layout's grid step in half sides (rendered: 0.42-0.50)
 FIT = 0.2  # a pip's largest offset from its layout spot, in grid steps (rendered: at most 0.15)
 CONFIDENCE = 0.95
-_SQUARE3 = np.ones((3, 3), np.uint8)
 CROP = 1.5  # the face is cut out with the table around it, this many sides across
 BAND_IN = (0.4, 0.46)  # half-way bands, in sides from the centre: just inside the face ...
 BAND_OUT = (0.58, 0.7)  # ... and just outside it and its shadow
@@ -111,8 +110,8 @@ def explain(image: np.ndarray) -> tuple[list[Die] | None, str]:
     work = pixels.shrink_by(img, f)
     every, raw, table = _foreground(work)
     mask = cv2.medianBlur(raw, 3)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _SQUARE3)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE3)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, pixels.K3)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, pixels.K3)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if len(contours) > MAX_OUTLINES:
         return None, "crowded"

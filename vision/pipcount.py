@@ -170,7 +170,6 @@ _LAYOUTS = {
 }
 _LAYOUTS = {n: [np.array(v, np.float32) for v in vs] for n, vs in _LAYOUTS.items()}
 _LAYOUT_RMS = {n: [float(np.sqrt((T**2).sum(1).mean())) or 1.0 for T in vs] for n, vs in _LAYOUTS.items()}
-_K3 = np.ones((3, 3), np.uint8)
 _KPIP = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (PIP_TOPHAT, PIP_TOPHAT))
 _KRING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (PIP_RING_CLOSE, PIP_RING_CLOSE))
 
@@ -444,7 +443,7 @@ def _classify(face: np.ndarray, template: bool = False, overrule: bool = True):
             if best is not None and best[0][0] and r[1] < MIN_CONFIDENCE:
                 continue  # cannot beat a verified good reading (saves the check)
             if dmax is None:
-                dmax = cv2.dilate(dm, _K3)  # 3x3 max: a pip centre need not hit a grid point
+                dmax = cv2.dilate(dm, pixels.K3)  # 3x3 max: a pip centre need not hit a grid point
             out = _finish(dmax, r)
             if loose is not None and (out[1] < PIP_RING_SURE or _loose_pips(loose, out[3])):
                 continue

@@ -18,8 +18,6 @@ import numpy as np
 
 from vision import pixels
 
-_SQUARE = np.ones((3, 3), np.uint8)
-
 # Tunables (one configuration for every photo).
 DOG_BOX = 9  # width of the box filter standing in for the coarse blur
 DOG_THRESHOLD = 16.0  # grey levels of local contrast a pip must have
@@ -265,7 +263,7 @@ def _blobs(
         x0, y0 = max(0, bx - 1) & ~1, max(0, by - 1) & ~1
         mask = mask[y0 : min(h, by + bh + 1), x0 : min(w, bx + bw + 1)]
         # Opening cuts the thin necks that join neighbouring pips on small dice.
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, pixels.K3)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=label_type)
         if n <= 1:
             continue

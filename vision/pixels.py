@@ -22,6 +22,8 @@ OPPONENT = np.float32([[0.114, 0.587, 0.299], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.2
 FACE_OPPONENT = OPPONENT * np.float32([[1.0], [300 / 255], [300 / 255]])
 # cv2.transform with this sums a pixel's three channels (squared distances).
 SUM3 = np.ones((1, 3), np.float32)
+# The 3x3 square: the readers' smallest morphology kernel and local-max window.
+K3 = np.ones((3, 3), np.uint8)
 
 
 def as_bgr(image: object, who: str = "the dice reader") -> np.ndarray:
