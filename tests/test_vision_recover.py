@@ -22,7 +22,7 @@ import pytest
 
 from vision import Die, read_dice, recover
 from vision.recover import RECOVERED, read_face
-from vision.synth import DICE_COLOURS, PIP_LAYOUT, PIP_STEP, PlacedDie, background, draw_die, hide_die
+from vision.synth import DICE_COLOURS, PlacedDie, background, draw_die, hide_die
 
 UNSURE = 0.3
 
@@ -430,19 +430,6 @@ def test_a_blank_body_handed_over_is_not_read_as_a_die() -> None:
     assert all(math.hypot(d.center[0] - 230.0, d.center[1] - 170.0) > 20.0 for d in read_dice(img))
 
 
-def _pips(die: PlacedDie) -> list[tuple[float, float]]:
-    """Where ``draw_die`` put the pips of ``die``."""
-    a = math.radians(die.angle)
-    step = die.size * PIP_STEP
-    return [
-        (
-            die.center[0] + (u * math.cos(a) - v * math.sin(a)) * step,
-            die.center[1] + (u * math.sin(a) + v * math.cos(a)) * step,
-        )
-        for u, v in PIP_LAYOUT[die.value]
-    ]
-
-
 def test_a_reading_both_grids_contradict_takes_their_value() -> None:
     changed = 0
     for colour in range(len(DICE_COLOURS)):
@@ -459,7 +446,7 @@ def test_a_reading_both_grids_contradict_takes_their_value() -> None:
             )
             img = _noisy(img, rng)
             # the three pips seen, but the die read as a 2 (the readers' vote)
-            wrong = Die(2, list(die.box), 0.76, _pips(die), 0.09 * die.size, die.size)
+            wrong = Die(2, list(die.box), 0.76, die.pips, 0.09 * die.size, die.size)
             out = recover.grids_agree(img, [wrong])
             assert out == [wrong] or [(d.value, d.confidence) for d in out] == [(3, RECOVERED)], (
                 colour,
@@ -467,8 +454,8 @@ def test_a_reading_both_grids_contradict_takes_their_value() -> None:
             )
             changed += out[0].value == 3
             # a right reading, and a wrong one read too surely to be checked, stay
-            right = Die(3, list(die.box), 0.76, _pips(die), 0.09 * die.size, die.size)
+            right = Die(3, list(die.box), 0.76, die.pips, 0.09 * die.size, die.size)
             assert recover.grids_agree(img, [right]) == [right]
-            sure = Die(2, list(die.box), 0.95, _pips(die), 0.09 * die.size, die.size)
+            sure = Die(2, list(die.box), 0.95, die.pips, 0.09 * die.size, die.size)
             assert recover.grids_agree(img, [sure]) == [sure]
     assert changed >= 15  # as measured: 17 of 21

@@ -14,8 +14,8 @@ about any die sends the frame on. (The photos of byler-d6/train, dice seen a
 little from the side and often touching, are all sent on.)
 
 On one thread it costs about 3-5 ms on a 640x480 frame it reads and under
-2 ms on one it sends on; the full reader takes a median of 65-120 ms a view, and reads
-two to six views (``vision.views``).
+2 ms on one it sends on; the full reader takes a median of 65-120 ms a
+view, and reads two to six views (``vision.views``).
 """
 
 from __future__ import annotations
