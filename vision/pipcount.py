@@ -289,8 +289,9 @@ def _pipmaps(face: np.ndarray):
     colour (median of the central part, where the die face surely is), for
     both polarities together and, if PIP_POLARITY, for lighter-only and
     darker-only pips. Each map comes with its strongest response near the
-    face centre and, for the ring map only, where its pips are loose (see
-    ``_loose``; None for the other maps)."""
+    face centre, the thresholds it is read at (shares of that response) and,
+    for the ring map only, where its pips are loose (see ``_loose``; None for
+    the other maps)."""
     lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB)
     q = FACE // 4
     ref = pixels.median(lab[q:-q, q:-q].reshape(-1, 3).astype(np.float32))
@@ -302,28 +303,28 @@ def _pipmaps(face: np.ndarray):
     l2 = d[0] ** 2
     e = int(FACE * 0.2)  # where pips are: off the die's edges
 
-    def prep(dm):
+    def prep(dm, rels):
         dm = cv2.GaussianBlur(dm, (3, 3), 0)
         # white top-hat keeps only small contrasting spots (pips); large areas
         # of other colour (table in the crop corners, side faces) flatten away
         dm = cv2.morphologyEx(dm, cv2.MORPH_TOPHAT, _KPIP)
-        return dm, float(dm[e:-e, e:-e].max()), None
+        return dm, float(dm[e:-e, e:-e].max()), rels, None
 
     # a generator: the polarity maps are only built if the first one fails
-    yield prep(np.sqrt(l2 + c2))
+    yield prep(np.sqrt(l2 + c2), PIP_RELS)
     if PIP_POLARITY:
         lp = np.maximum(d[0], 0)
-        yield prep(np.sqrt(lp * lp + c2))
+        yield prep(np.sqrt(lp * lp + c2), PIP_RELS_POLAR)
         ln = np.maximum(-d[0], 0)
-        yield prep(np.sqrt(ln * ln + c2))
+        yield prep(np.sqrt(ln * ln + c2), PIP_RELS_POLAR)
     if PIP_RED:
         # redder than the face only: red pips on dark marbled bodies, where
         # white or blue swirls outshine the pips in every map above
-        yield prep(PIP_CHROMA_WEIGHT * np.maximum(d[1], 0))
+        yield prep(PIP_CHROMA_WEIGHT * np.maximum(d[1], 0), PIP_RELS)
     if PIP_RINGS:
         dark = np.maximum(-d[0], 0)
         closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, _KRING)
-        yield *prep(closed)[:2], _loose(dark, closed)
+        yield *prep(closed, PIP_RING_RELS)[:3], _loose(dark, closed)
 
 
 def _loose(dark: np.ndarray, closed: np.ndarray) -> np.ndarray:
@@ -397,9 +398,6 @@ def _fit_many(Ps: np.ndarray) -> list[tuple[int, float, tuple | None]]:
     return out
 
 
-_RED_MAP = 3 if PIP_POLARITY else 1  # index of the redness map among _pipmaps' maps
-
-
 def _classify(face: np.ndarray, template: bool = False, overrule: bool = True):
     maps = _pipmaps(face)
     best = None
@@ -408,19 +406,13 @@ def _classify(face: np.ndarray, template: bool = False, overrule: bool = True):
     # hide dim pips; keep the reading that fits and verifies best
     seen = []  # the maps built so far
     stop = False
-    for mi, (dm, hi, loose) in enumerate(maps):
+    for dm, hi, rels, loose in maps:
         if stop:
             break
         if loose is None:  # (the templates never see the ring map)
             seen.append(dm)
         dmax = None
         masks = set()  # the thresholded maps read so far
-        if loose is not None:
-            rels = PIP_RING_RELS
-        elif mi == 0 or mi == _RED_MAP:
-            rels = PIP_RELS
-        else:
-            rels = PIP_RELS_POLAR
         for rel in rels:
             thr = max(PIP_MIN_CONTRAST, rel * hi)
             bw = cv2.compare(dm, thr, cv2.CMP_GT)
