@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import Die, pipfind, read_dice
+from vision import Die, pipfind, pipfit, read_dice
 from vision.synth import DICE_COLOURS, background, draw_die, scene
 
 
@@ -166,9 +166,9 @@ def test_stacked_group_steps_match_one_group_at_a_time() -> None:
         reader._groups(lab, pips.subset(g), link) for g in parents
     ]
     several = [g for g in groups if len(g) >= 2]
-    bests = reader._best_subsets(pips, several)
+    bests = pipfit.best_subsets(pips, several)
     assert sum(b is not None for b in bests) >= 6
-    assert bests == [reader._best_subsets(pips, [g])[0] for g in several]
+    assert bests == [pipfit.best_subsets(pips, [g])[0] for g in several]
     kepts = [b[0] for b in bests if b is not None]
     assert reader._centre_pips(pips, kepts) == [reader._centre_pips(pips, [k])[0] for k in kepts]
     faces = [(cx, cy, face, pts, r, 20.0) for cx, cy, face, pts, r in reader._face_readings(pips, kepts)]
@@ -281,9 +281,9 @@ def test_edge_rays_match_a_dense_reference() -> None:
     whole = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
     pips = pipfind.candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
     groups = reader._groups(lab, pips) + [[k] for k in range(len(pips.x))]
-    bests = [b for b in reader._best_subsets(pips, groups) if b is not None]
+    bests = [b for b in pipfit.best_subsets(pips, groups) if b is not None]
     faces = [
-        (cx, cy, face, pts, r, b[3] * reader.FACE_SPAN_RATIO)
+        (cx, cy, face, pts, r, b[3] * pipfit.FACE_SPAN_RATIO)
         for (cx, cy, face, pts, r), b in zip(
             reader._face_readings(pips, [b[0] for b in bests]), bests, strict=True
         )
@@ -474,15 +474,15 @@ def test_edge_shape_matches_the_array_computation() -> None:
     assert kept > 1000 and refused > 1000, (kept, refused)
 
 
-def _best_subsets_size_by_size(reader, pips, groups: list[list[int]]) -> list:
-    """``reader._best_subsets`` as a pass per group size and layout size: the plain
+def _best_subsets_size_by_size(pips, groups: list[list[int]]) -> list:
+    """``pipfit.best_subsets`` as a pass per group size and layout size: the plain
     computation it must equal."""
     from vision import pixels
 
     out: list = [None] * len(groups)
     by_size: dict[int, list[int]] = {}
     for k, g in enumerate(groups):
-        if 2 <= len(g) <= 6 + reader.SIX_MAX_DROPPED:
+        if 2 <= len(g) <= 6 + pipfit.SIX_MAX_DROPPED:
             by_size.setdefault(len(g), []).append(k)
     for n, ks in by_size.items():
         members = np.array([groups[k] for k in ks]).reshape(len(ks), n)
@@ -490,7 +490,7 @@ def _best_subsets_size_by_size(reader, pips, groups: list[list[int]]) -> list:
         dist = np.sqrt((gx[:, :, None] - gx[:, None, :]) ** 2 + (gy[:, :, None] - gy[:, None, :]) ** 2)
         # Larger layouts first; a subset scores its fit less a penalty per pip
         # left out, and the first best score wins. A layout size that gives a
-        # score of reader.WHOLE_GROUP_CONFIDENCE ends the search.
+        # score of pipfit.WHOLE_GROUP_CONFIDENCE ends the search.
         best_score = np.zeros(len(ks))
         best_m = np.zeros(len(ks), int)
         best_c = np.zeros(len(ks), int)
@@ -498,17 +498,17 @@ def _best_subsets_size_by_size(reader, pips, groups: list[list[int]]) -> list:
         done = np.zeros(len(ks), bool)
         # (a 6 may leave out one stray more than the other layouts)
         for m in range(min(n, 6), 1, -1):
-            if n - m > (reader.SIX_MAX_DROPPED if m == 6 else reader.MAX_DROPPED):
+            if n - m > (pipfit.SIX_MAX_DROPPED if m == 6 else pipfit.MAX_DROPPED):
                 break
-            combos, drops = reader._COMBOS[n, m], reader._DROPS[n, m]
-            conf, span = reader._fit_all(dist, gr, combos)
+            combos, drops = pipfit.COMBOS[n, m], pipfit.DROPS[n, m]
+            conf, span = pipfit.fit_all(dist, gr, combos)
             ok = conf > 0
             if not ok.any():
                 continue
             kept_r = gr[:, combos]
             if m == 2:
                 # The pips of a 2 are twins; a pip and a shadow in a corner are not.
-                ok &= ~(kept_r.max(axis=-1) > reader.TWO_RADIUS_RATIO * kept_r.min(axis=-1))
+                ok &= ~(kept_r.max(axis=-1) > pipfit.TWO_RADIUS_RATIO * kept_r.min(axis=-1))
             if drops.shape[1]:
                 # Strays are smaller (foreshortened side pips) or off the face of the kept ones.
                 dropped_r = gr[:, drops]
@@ -518,11 +518,11 @@ def _best_subsets_size_by_size(reader, pips, groups: list[list[int]]) -> list:
                 cy = gy[:, combos].mean(axis=-1)
                 off = (
                     np.hypot(gx[:, drops] - cx[..., None], gy[:, drops] - cy[..., None])
-                    > reader.STRAY_SPANS * span[..., None]
+                    > pipfit.STRAY_SPANS * span[..., None]
                 )
                 small = dropped_r < 0.8 * pixels.median(kept_r, axis=-1)[..., None]
                 ok &= (off | small).all(axis=-1)
-                conf = conf - reader.DROP_PENALTY * drops.shape[1]
+                conf = conf - pipfit.DROP_PENALTY * drops.shape[1]
             score = np.where(ok, conf, -np.inf)
             top = np.argmax(score, axis=1)
             top_score = score[np.arange(len(ks)), top]
@@ -531,14 +531,14 @@ def _best_subsets_size_by_size(reader, pips, groups: list[list[int]]) -> list:
             best_m[better] = m
             best_c[better] = top[better]
             best_span[better] = span[np.arange(len(ks)), top][better]
-            done |= best_score >= reader.WHOLE_GROUP_CONFIDENCE
+            done |= best_score >= pipfit.WHOLE_GROUP_CONFIDENCE
             if done.all():
                 break
         for b in np.nonzero(best_score > 0)[0].tolist():
             m, c = int(best_m[b]), int(best_c[b])
             g = groups[ks[b]]
-            kept = [g[k] for k in reader._COMBOS[n, m][c].tolist()]
-            out[ks[b]] = (kept, m, float(best_score[b]), float(best_span[b]) / reader.FACE_SPAN_RATIO)
+            kept = [g[k] for k in pipfit.COMBOS[n, m][c].tolist()]
+            out[ks[b]] = (kept, m, float(best_score[b]), float(best_span[b]) / pipfit.FACE_SPAN_RATIO)
     return out
 
 
@@ -547,9 +547,7 @@ def test_best_subsets_match_a_pass_per_group_size(monkeypatch: pytest.MonkeyPatc
     # Groups of every size are fitted together, a layout size at a time, or
     # (few subsets) one by one in plain Python; each must get the pips,
     # value, score and size of a pass per group size, to the last bit.
-    from vision import reader
-
-    monkeypatch.setattr(reader, "FEW_SUBSETS", few)
+    monkeypatch.setattr(pipfit, "FEW_SUBSETS", few)
 
     rng = np.random.default_rng(21)
     x, y, r = [], [], []
@@ -560,7 +558,7 @@ def test_best_subsets_match_a_pass_per_group_size(monkeypatch: pytest.MonkeyPatc
         step = rng.uniform(4, 12)
         angle = rng.uniform(0, np.pi)
         cx, cy = rng.uniform(50, 600, 2)
-        layout = np.array(reader.PIP_GRID[value], float)[: min(n, value)] * step
+        layout = np.array(pipfit.PIP_GRID[value], float)[: min(n, value)] * step
         layout = layout @ np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
         layout += rng.normal(0, rng.choice([0.05, 0.5, 2.0]) * step / 10, layout.shape)
         extra = rng.uniform(-2.5 * step, 2.5 * step, (n - len(layout), 2))
@@ -579,14 +577,14 @@ def test_best_subsets_match_a_pass_per_group_size(monkeypatch: pytest.MonkeyPatc
     # pips on the same spot, and a few groups of one pip repeated
     groups += [[0, 0, 1], [5, 6, 5, 7]]
     pips = pipfind.Pips(np.array(x), np.array(y), np.array(r), np.ones(len(x), int), np.zeros((len(x), 3)))
-    got = reader._best_subsets(pips, groups)
-    assert got == _best_subsets_size_by_size(reader, pips, groups)
+    got = pipfit.best_subsets(pips, groups)
+    assert got == _best_subsets_size_by_size(pips, groups)
     found = [b for b in got if b is not None]
     assert len(found) > 150 and {b[1] for b in found} == {2, 3, 4, 5, 6}
     assert got[400] is not None and got[400][0] == groups[400][:6]
     assert sum(len(b[0]) < len(g) for b, g in zip(got, groups, strict=True) if b is not None) > 20
     for k in range(0, len(groups), 37):
-        assert reader._best_subsets(pips, groups[k : k + 5]) == got[k : k + 5]
+        assert pipfit.best_subsets(pips, groups[k : k + 5]) == got[k : k + 5]
 
 
 def test_levels_sample_each_points_own_level() -> None:
@@ -625,9 +623,9 @@ def test_edges_of_groups_and_lone_pips_together_match_each_apart() -> None:
     lab = pipfind.LabSampler(img)
     pips = pipfind.candidates(img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), lab)
     groups = reader._groups(lab, pips)
-    bests = [b for b in reader._best_subsets(pips, groups) if b is not None]
+    bests = [b for b in pipfit.best_subsets(pips, groups) if b is not None]
     faces = [
-        (cx, cy, face, pts, r, b[3] * reader.FACE_SPAN_RATIO)
+        (cx, cy, face, pts, r, b[3] * pipfit.FACE_SPAN_RATIO)
         for (cx, cy, face, pts, r), b in zip(
             reader._face_readings(pips, [b[0] for b in bests]), bests, strict=True
         )

@@ -27,7 +27,7 @@ import numpy as np
 
 from vision import pixels
 from vision.die import Die
-from vision.reader import PIP_GRID
+from vision.pipfit import PIP_GRID
 
 WORK_WIDTH = 320  # the shrunk copy is about this wide (a whole-number factor)
 CELLS = 16  # the table's colour is averaged over cells a sixteenth of the width ...

@@ -8,8 +8,8 @@ small, round, high-contrast blobs of similar size laid out on a 3x3 grid.
 2. Grouping: two pips belong to one face when they are close for their size,
    alike in size and polarity, sit on faces of the same colour, and the face
    between them is unbroken (a gap, a shadow or a die edge breaks it).
-3. Each group is checked against the six canonical pip layouts; how well it
-   fits gives the confidence. A lone pip counts as a "1" only when it sits in
+3. Each group is checked against the six canonical pip layouts
+   (``vision.pipfit``); how well it fits gives the confidence. A lone pip counts as a "1" only when it sits in
    the middle of a uniform face that ends where a die's edge should be.
 
 The work is done on an image pyramid so that dice from about 25 to 250 pixels
@@ -24,29 +24,8 @@ import math
 import cv2
 import numpy as np
 
-from vision import pipfind, pixels
+from vision import pipfind, pipfit, pixels
 from vision.die import Die
-
-# Pip layouts on a die face, pip offsets in units of the grid step.
-PIP_GRID = {
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)],
-    6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
-}
-
-
-def _signature(points: np.ndarray) -> np.ndarray:
-    d = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))
-    iu = np.triu_indices(len(points), 1)
-    v = np.sort(d[iu])
-    return v / v[-1]
-
-
-_TRIU = {n: np.triu_indices(n, 1) for n in range(2, 7)}
-_SIGNATURES = {n: _signature(np.array(p, dtype=float)) for n, p in PIP_GRID.items() if n > 2}
-
 
 # Tunables (one configuration for every photo).
 LINK_NEIGHBOURS = 6  # links tried per pip, nearest first
@@ -55,11 +34,6 @@ LINK_SHRINK = 0.8  # a group that fits no layout is regrouped with links this mu
 LINK_MIN = 3.5  # shortest link length tried
 LINE_TOLERANCE = 30.0  # Lab distance allowed along the face between two pips
 FACE_TOLERANCE = 45.0  # Lab distance allowed between the faces of linked pips
-FACE_SPAN_RATIO = 0.56  # diagonal of the pip grid over the side of the face
-SPAN_RADII = (4.3, 10.5)  # diagonal of a face's pip grid, in pip radii
-# Worst pairwise-distance error of a layout fit that would give confidence 0;
-# half of it gives 0.5. Threes are strict: stray blobs often fall in a line.
-FIT_ERROR_SCALE = {2: 0.4, 3: 0.16, 4: 0.44, 5: 0.3, 6: 0.44}
 # The face around a layout must end in a die's edge all round, at a distance
 # that fits the layout's size and a square's shape: specks on a table or a
 # printed tray have no such edge.
@@ -92,18 +66,7 @@ PYRAMID_MIN_SIDE = 120  # smallest image side worth reading at a coarser level
 LEVEL_PENALTY = 0.05  # ranking cost per pyramid level
 PIP_EVIDENCE = 0.1  # ranking bonus per pip when two readings claim one die
 OVERLAP_WIDTHS = 0.75  # readings closer than this (in die widths) are one die
-WHOLE_GROUP_CONFIDENCE = 0.6  # a group fitting this well is not searched for strays
-STRAY_SPANS = 0.6  # a pip left out must lie this far from the face centre (in pip spans)
 CENTRE_PIP_SPANS = 0.12  # a centre pip lies this close to the middle, in pip spans
-TWO_RADIUS_RATIO = 1.3  # the two pips of a 2 agree in size within this factor
-MAX_DROPPED = 2  # stray pips a group may lose to fit a layout
-# ... and a 6 one more: the row of three pips a die's side shows beside its
-# top face (a white 6 near the frame's edge on byler-d6/train). It read one
-# more train photo right, and one more of them mirrored (image accuracy 0.820
-# -> 0.825 and 0.805 -> 0.810); letting every layout drop three instead lost
-# a die in a row against a tray wall and read a half-hidden one surely.
-SIX_MAX_DROPPED = 3
-DROP_PENALTY = 0.12  # confidence lost per pip left out of a group
 ONE_CLEAR_RADII = 4.0  # no other pip this close to a lone "1" pip
 ONE_INNER_RADII = (1.8, 2.3, 2.8)  # face ring around a "1", in pip radii
 ONE_OUTER_RADII = 8.0  # quick look outside a "1", in pip radii
@@ -566,254 +529,6 @@ def _face_box(pts: np.ndarray, cx: float, cy: float, side: float) -> list[float]
     return [cx - half, cy - half, cx + half, cy + half]
 
 
-def _fit_all(dist: np.ndarray, radii: np.ndarray, combos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Fit to a layout of many subsets at once: confidence and pip span of each row of ``combos``.
-
-    ``dist`` (..., n, n) and ``radii`` (..., n) may hold a stack of groups of n pips.
-    """
-    m = combos.shape[1]
-    iu = _TRIU[m]
-    v = np.sort(dist[..., combos[:, iu[0]], combos[:, iu[1]]], axis=-1)
-    span = v[..., -1]
-    radius = pixels.median(radii[..., combos], axis=-1)
-    ratio = span / radius
-    lo, hi = SPAN_RADII
-    if m == 2:
-        err = np.full(span.shape, 0.1)  # two pips carry no shape to check; the edge test decides
-    else:
-        err = np.abs(v / span[..., None] - _SIGNATURES[m]).max(axis=-1)
-    conf = np.maximum(0.0, 1.0 - err / FIT_ERROR_SCALE[m])
-    conf[~((lo <= ratio) & (ratio <= hi))] = 0.0
-    return conf, span
-
-
-# Subsets of a group tried by ``_best_subsets``, in ``itertools.combinations`` order.
-_COMBOS = {
-    (n, m): np.array(list(itertools.combinations(range(n), m)), dtype=int).reshape(-1, m)
-    for n in range(2, 7 + SIX_MAX_DROPPED)
-    for m in range(2, min(n, 6) + 1)
-}
-
-
-# The pips each subset of ``_COMBOS`` leaves out, in order.
-_DROPS = {
-    (n, m): np.array([[k for k in range(n) if k not in c] for c in combos], dtype=int).reshape(
-        len(combos), n - m
-    )
-    for (n, m), combos in _COMBOS.items()
-}
-
-
-_WIDEST = 6 + SIX_MAX_DROPPED  # most pips in a group that is fitted
-
-
-def _most_dropped(m: int) -> int:
-    """How many strays a layout of ``m`` pips may leave out of its group."""
-    return SIX_MAX_DROPPED if m == 6 else MAX_DROPPED
-
-
-def _padded(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``_COMBOS`` and ``_DROPS`` of m pips for each group size n (first index), padded
-    to the most subsets of any n (repeating the first subset) and to ``SIX_MAX_DROPPED``
-    strays (repeating the last); the pairs of each subset as flat indices into an
-    ``_WIDEST`` x ``_WIDEST`` matrix; and which subsets are real."""
-    most = max(len(_COMBOS[n, m]) for n in range(m, m + _most_dropped(m) + 1) if (n, m) in _COMBOS)
-    combos = np.zeros((_WIDEST + 1, most, m), int)
-    drops = np.zeros((_WIDEST + 1, most, SIX_MAX_DROPPED), int)
-    real = np.zeros((_WIDEST + 1, most), bool)
-    for n in range(m, m + _most_dropped(m) + 1):
-        if (n, m) not in _COMBOS:
-            continue
-        c, d = _COMBOS[n, m], _DROPS[n, m]
-        combos[n] = c[0]
-        combos[n, : len(c)] = c
-        real[n, : len(c)] = True
-        if d.shape[1]:
-            d = np.concatenate([d, np.repeat(d[:, -1:], SIX_MAX_DROPPED - d.shape[1], axis=1)], axis=1)
-            drops[n] = d[0]
-            drops[n, : len(c)] = d
-    iu = _TRIU[m]
-    pairs = combos[:, :, iu[0]] * _WIDEST + combos[:, :, iu[1]]
-    return combos, drops, pairs, real
-
-
-_PADDED = {m: _padded(m) for m in range(2, 7)}
-
-
-def _best_subsets(
-    pips: pipfind.Pips, groups: list[list[int]]
-) -> list[tuple[list[int], int, float, float] | None]:
-    """For each group, the pips that best fit a layout, dropping a few strays.
-
-    Strays are side-face pips. Larger layouts are tried first; a subset scores
-    its fit less a penalty per pip left out, the first best score wins, and a
-    layout size that gives a score of WHOLE_GROUP_CONFIDENCE ends a group's
-    search. Every group is fitted at once, a layout size at a time (subsets
-    padded to the most a group size has): on a speckled table a frame has
-    dozens of groups of eight sizes, and a pass per group size and layout
-    size cost ~25 numpy calls each.
-    """
-    out: list[tuple[list[int], int, float, float] | None] = [None] * len(groups)
-    ks = [k for k, g in enumerate(groups) if 2 <= len(g) <= _WIDEST]
-    if not ks:
-        return out
-    if sum(_SUBSETS[len(groups[k])] for k in ks) <= FEW_SUBSETS:
-        # A few small groups (most calls): a pass per layout size costs more
-        # than trying each subset in plain Python.
-        x, y, r = pips.x.tolist(), pips.y.tolist(), pips.r.tolist()
-        for k in ks:
-            g = groups[k]
-            out[k] = _best_subset(g, [x[i] for i in g], [y[i] for i in g], [r[i] for i in g])
-        return out
-    sizes = np.array([len(groups[k]) for k in ks])
-    # members padded with the group's first pip (padded places are never picked)
-    members = np.array([groups[k] + groups[k][:1] * (_WIDEST - len(groups[k])) for k in ks])
-    gx, gy, gr = pips.x[members], pips.y[members], pips.r[members]
-    dist = np.sqrt((gx[:, :, None] - gx[:, None, :]) ** 2 + (gy[:, :, None] - gy[:, None, :]) ** 2).ravel()
-    # (flat, so that one index array picks each subset's pips)
-    gx, gy, gr = gx.ravel(), gy.ravel(), gr.ravel()
-    best_score = np.zeros(len(ks))
-    best_m = np.zeros(len(ks), int)
-    best_c = np.zeros(len(ks), int)
-    best_span = np.zeros(len(ks))
-    lo, hi = SPAN_RADII
-    for m in range(6, 1, -1):
-        # the groups that try m pips and have not found a whole-group fit yet
-        rows = np.flatnonzero(
-            (sizes >= m) & (sizes - _most_dropped(m) <= m) & (best_score < WHOLE_GROUP_CONFIDENCE)
-        )
-        if not len(rows):
-            continue
-        n = sizes[rows]
-        combos, drops, pairs, real = (t[n] for t in _PADDED[m])
-        at = rows[:, None, None] * _WIDEST
-        combos = combos + at
-        # _fit_all's fit, each group with its own subsets
-        v = np.sort(dist[pairs + at * _WIDEST], axis=-1)
-        span = v[..., -1]
-        kept_r = gr[combos]
-        radius = pixels.median(kept_r, axis=-1)
-        ratio = span / radius
-        if m == 2:
-            err = np.full(span.shape, 0.1)
-        else:
-            err = np.abs(v / span[..., None] - _SIGNATURES[m]).max(axis=-1)
-        conf = np.maximum(0.0, 1.0 - err / FIT_ERROR_SCALE[m])
-        conf[~((lo <= ratio) & (ratio <= hi))] = 0.0
-        ok = (conf > 0) & real
-        if m == 2:
-            # The pips of a 2 are twins; a pip and a shadow in a corner are not.
-            ok &= ~(kept_r.max(axis=-1) > TWO_RADIUS_RATIO * kept_r.min(axis=-1))
-        whole = n == m
-        if not whole.all():
-            # Strays are smaller (foreshortened side pips) or off the face of the
-            # kept ones. (A group with fewer strays than others repeats one; a
-            # group with none has no stray to check.)
-            drops = drops + at
-            dropped_r = gr[drops]
-            cx = gx[combos].mean(axis=-1)
-            cy = gy[combos].mean(axis=-1)
-            off = (
-                np.hypot(gx[drops] - cx[..., None], gy[drops] - cy[..., None]) > STRAY_SPANS * span[..., None]
-            )
-            small = dropped_r < 0.8 * radius[..., None]
-            strays = (off | small).all(axis=-1)
-            if m == 2:
-                strays &= ~(dropped_r.max(axis=-1) > 0.8 * kept_r.min(axis=-1))
-            ok &= strays | whole[:, None]
-            conf = np.where(whole[:, None], conf, conf - (DROP_PENALTY * (n - m))[:, None])
-        score = np.where(ok, conf, -np.inf)
-        top = np.argmax(score, axis=1)
-        each = np.arange(len(rows))
-        top_score = score[each, top]
-        better = top_score > best_score[rows]
-        won = rows[better]
-        best_score[won] = top_score[better]
-        best_m[won] = m
-        best_c[won] = top[better]
-        best_span[won] = span[each, top][better]
-    for b in np.nonzero(best_score > 0)[0].tolist():
-        m, c = int(best_m[b]), int(best_c[b])
-        g = groups[ks[b]]
-        kept = [g[k] for k in _COMBOS[len(g), m][c].tolist()]
-        out[ks[b]] = (kept, m, float(best_score[b]), float(best_span[b]) / FACE_SPAN_RATIO)
-    return out
-
-
-# Up to this many subsets in all, ``_best_subsets`` tries the groups one by one
-# in plain Python: a few microseconds a subset, against ~0.1 ms a layout size
-# stacked in numpy (three quarters of the calls on the bench frames and train
-# photos have fewer than 90 subsets; the largest ~550).
-FEW_SUBSETS = 300
-# subsets tried for a group of n pips
-_SUBSETS = {
-    n: sum(len(_COMBOS[n, m]) for m in range(min(n, 6), 1, -1) if n - m <= _most_dropped(m))
-    for n in range(2, _WIDEST + 1)
-}
-_COMBO_LISTS = {key: c.tolist() for key, c in _COMBOS.items()}
-_DROP_LISTS = {key: d.tolist() for key, d in _DROPS.items()}
-_SIGNATURE_LISTS = {m: s.tolist() for m, s in _SIGNATURES.items()}
-_PAIR_LISTS = {m: list(zip(*(a.tolist() for a in _TRIU[m]), strict=True)) for m in range(2, 7)}
-
-
-def _best_subset(
-    g: list[int], x: list[float], y: list[float], r: list[float]
-) -> tuple[list[int], int, float, float] | None:
-    """``_best_subsets`` of one group ``g`` (its pips' x, y and radii), in plain Python:
-    the same arithmetic, so the same floats."""
-    n = len(g)
-    dist = [
-        [math.sqrt((xa - xb) * (xa - xb) + (ya - yb) * (ya - yb)) for xb, yb in zip(x, y, strict=True)]
-        for xa, ya in zip(x, y, strict=True)
-    ]
-    lo, hi = SPAN_RADII
-    best_score, best_m, best_c, best_span = 0.0, 0, 0, 0.0
-    for m in range(min(n, 6), 1, -1):
-        if n - m > _most_dropped(m):
-            break
-        top_score, top_c, top_span = -math.inf, 0, 0.0
-        sig, pairs, scale, half = _SIGNATURE_LISTS.get(m), _PAIR_LISTS[m], FIT_ERROR_SCALE[m], m // 2
-        for c, (combo, drops) in enumerate(zip(_COMBO_LISTS[n, m], _DROP_LISTS[n, m], strict=True)):
-            v = sorted([dist[combo[a]][combo[b]] for a, b in pairs])
-            span = v[-1]
-            kept_r = sorted([r[k] for k in combo])
-            radius = kept_r[half] if m % 2 else (kept_r[half - 1] + kept_r[half]) / 2
-            ratio = span / radius
-            if not (lo <= ratio <= hi):
-                continue
-            err = 0.1 if m == 2 else max([abs(d / span - s) for d, s in zip(v, sig, strict=True)])
-            conf = max(0.0, 1.0 - err / scale)
-            if not conf > 0:
-                continue
-            if m == 2 and kept_r[-1] > TWO_RADIUS_RATIO * kept_r[0]:
-                continue
-            if drops:
-                if m == 2 and max([r[k] for k in drops]) > 0.8 * kept_r[0]:
-                    continue
-                cx = cy = 0.0
-                for k in combo:
-                    cx += x[k]
-                    cy += y[k]
-                cx, cy = cx / m, cy / m
-                # (numpy's hypot, as the stacked fit uses)
-                far = np.hypot([x[k] - cx for k in drops], [y[k] - cy for k in drops]).tolist()
-                if not all(
-                    f > STRAY_SPANS * span or r[k] < 0.8 * radius for f, k in zip(far, drops, strict=True)
-                ):
-                    continue
-                conf = conf - DROP_PENALTY * len(drops)
-            if conf > top_score:
-                top_score, top_c, top_span = conf, c, span
-        if top_score > best_score:
-            best_score, best_m, best_c, best_span = top_score, m, top_c, top_span
-        if best_score >= WHOLE_GROUP_CONFIDENCE:
-            break
-    if not best_score > 0:
-        return None
-    kept = [g[k] for k in _COMBO_LISTS[n, best_m][best_c]]
-    return kept, best_m, best_score, best_span / FACE_SPAN_RATIO
-
-
 def _read_level(img: np.ndarray, colour: bool = True) -> list[Die]:
     """The dice read on one pyramid level (an image), looking in the colour channels too if ``colour``."""
     return _read_levels([(img, colour)])[0]
@@ -850,7 +565,7 @@ def _read_levels(levels: list[tuple[np.ndarray, bool]]) -> list[list[Die]]:
     ]
     link = LINK_RADII
     while generation:
-        bests = _best_subsets(pips, [g for _, _, g in generation])
+        bests = pipfit.best_subsets(pips, [g for _, _, g in generation])
         parents = []
         for (lv, key, g), best in zip(generation, bests, strict=True):
             if best is None and len(g) >= 3 and link * LINK_SHRINK >= LINK_MIN:
@@ -887,7 +602,7 @@ def _read_levels(levels: list[tuple[np.ndarray, bool]]) -> list[list[Die]]:
             kepts[k] = kepts[k] + [centre]
             values[k] += 1
     readings = [
-        (cx, cy, face, pts, radius, size * FACE_SPAN_RATIO, value, conf, size)
+        (cx, cy, face, pts, radius, size * pipfit.FACE_SPAN_RATIO, value, conf, size)
         for (cx, cy, face, pts, radius), value, conf, size in zip(
             _face_readings(pips, kepts), values, confs, sizes, strict=True
         )
@@ -943,7 +658,7 @@ def _centre_pips(pips: pipfind.Pips, kepts: list[list[int]]) -> list[int | None]
         d = np.hypot(pips.x[None, :] - cx[:, None], pips.y[None, :] - cy[:, None])
         alike = (
             (pips.polarity[None, :] == pips.polarity[kept[:, 0]][:, None])
-            & (pips.r[None, :] > (radius / TWO_RADIUS_RATIO)[:, None])
+            & (pips.r[None, :] > (radius / pipfit.TWO_RADIUS_RATIO)[:, None])
             & (pips.r[None, :] < (radius * ONE_RADIUS_RATIO)[:, None])
         )
         if pips.level is not None:
@@ -988,19 +703,21 @@ def _pair_ones(lab: pipfind.LabSampler, pips: pipfind.Pips, ones: list[Die]) -> 
         out.remove(a)
         out.remove(b)
         radius = (a.pip_radius + b.pip_radius) / 2
-        if max(a.pip_radius, b.pip_radius) > TWO_RADIUS_RATIO * min(a.pip_radius, b.pip_radius):
+        if max(a.pip_radius, b.pip_radius) > pipfit.TWO_RADIUS_RATIO * min(a.pip_radius, b.pip_radius):
             continue
         pts = np.array([[ax, ay], [bx, by]])
-        fit, span = _fit_all(np.array([[0.0, gap], [gap, 0.0]]), np.array([radius, radius]), _COMBOS[2, 2])
+        fit, span = pipfit.fit_all(
+            np.array([[0.0, gap], [gap, 0.0]]), np.array([radius, radius]), pipfit.COMBOS[2, 2]
+        )
         conf = float(fit[0])
         if conf <= 0:
             continue
         # The pip grid's diagonal is a fixed share of the face's side.
-        size = float(span[0]) / FACE_SPAN_RATIO
+        size = float(span[0]) / pipfit.FACE_SPAN_RATIO
         cx, cy = (ax + bx) / 2, (ay + by) / 2
         near = np.hypot(pips.x - cx, pips.y - cy) < gap
         face = pixels.median(pips.face[near], axis=0) if near.any() else pips.face[0]
-        if _edge_distances(lab, cx, cy, face, pts, radius, size * FACE_SPAN_RATIO) is None:
+        if _edge_distances(lab, cx, cy, face, pts, radius, size * pipfit.FACE_SPAN_RATIO) is None:
             continue
         out.append(Die(2, _face_box(pts, cx, cy, size), conf, [(ax, ay), (bx, by)], radius, size))
     return out
