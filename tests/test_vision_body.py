@@ -181,11 +181,6 @@ def test_a_words_holes_are_the_boards_own_colour(text: str, font: int, paper: tu
     assert grade(img, [word]) == []  # dropped, not refused: a printed word asks for no re-roll
 
 
-def _pips(value: int, centre: tuple[float, float], size: float, angle: float) -> list[tuple[float, float]]:
-    """Where vision.synth.draw_die puts the pips of ``value``."""
-    return PlacedDie(value, centre, size, angle).pips
-
-
 @pytest.mark.parametrize("value", [1, 2, 5, 6])
 @pytest.mark.parametrize("size", [30.0, 60.0, 90.0])
 @pytest.mark.parametrize("kind", ["plain", "print", "tray", "mat"])
@@ -194,7 +189,7 @@ def test_a_dies_pips_are_not_the_tables_colour(value: int, size: float, kind: st
     img = background(300, 300, kind, np.random.default_rng(value))
     draw_die(img, value, (150.0, 150.0), size, 30.0, body=colours[0], pip=colours[1])
     half = 0.5 * size * (np.cos(np.radians(30.0)) + np.sin(np.radians(30.0)))
-    pips = _pips(value, (150.0, 150.0), size, 30.0)
+    pips = PlacedDie(value, (150.0, 150.0), size, 30.0).pips
     die = Die(value, [150 - half, 150 - half, 150 + half, 150 + half], 0.9, pips, 0.1 * size, size)
     assert pip_table_distances(img, [die])[0] >= TABLE_SAME
     assert len(grade(img, [die])) == 1
@@ -207,7 +202,7 @@ def test_dice_measured_together_measure_as_each_alone() -> None:
     for k, (value, colours) in enumerate(zip([1, 3, 6, 2, 5], DICE_COLOURS, strict=False)):
         centre, size = (80.0 + 120 * k, 240.0), 40.0 + 8 * k
         draw_die(img, value, centre, size, 15.0 * k, body=colours[0], pip=colours[1])
-        pips = _pips(value, centre, size, 15.0 * k)
+        pips = PlacedDie(value, centre, size, 15.0 * k).pips
         box = [centre[0] - size / 2, centre[1] - size / 2, centre[0] + size / 2, centre[1] + size / 2]
         dice.append(Die(value, box, 0.9, pips, 0.1 * size if k % 2 else 0.0, size))
     dice.append(Die(4, [10.0, 10.0, 50.0, 50.0], 0.9, [], 0.0, 40.0))  # (no pips: cannot be told)
@@ -222,7 +217,7 @@ def test_white_pips_of_a_dark_die_on_a_light_tray_are_not_the_tray() -> None:
     tray, pip = (214, 218, 222), (226, 228, 230)
     img = np.full((300, 300, 3), tray, np.uint8)
     draw_die(img, 5, (150.0, 150.0), 50.0, 10.0, body=(40, 30, 30), pip=pip)
-    die = Die(5, [120.0, 120.0, 180.0, 180.0], 0.9, _pips(5, (150.0, 150.0), 50.0, 10.0), 4.0, 50.0)
+    die = Die(5, [120.0, 120.0, 180.0, 180.0], 0.9, PlacedDie(5, (150.0, 150.0), 50.0, 10.0).pips, 4.0, 50.0)
     assert pip_table_distances(img, [die])[0] >= TABLE_SAME
     assert len(grade(img, [die])) == 1
 

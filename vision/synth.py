@@ -366,10 +366,9 @@ def _face_texture(
     cv2.fillPoly(alpha, [pts], 255, cv2.LINE_AA, shift)
     edge = tuple(int(v * 0.75) for v in body)
     cv2.polylines(tex, [pts], True, edge, max(1, side // 40), cv2.LINE_AA, shift)
-    step = side * PIP_STEP
     radius = side * (0.085 if value != 1 else 0.13)
-    for u, v in PIP_LAYOUT[value]:
-        centre = (int((c + u * step) * (1 << shift)), int((c + v * step) * (1 << shift)))
+    for px, py in PlacedDie(value, (c, c), side, 0.0).pips:
+        centre = (int(px * (1 << shift)), int(py * (1 << shift)))
         cv2.circle(tex, centre, int(radius * (1 << shift)), pip, -1, cv2.LINE_AA, shift)
     return tex, alpha
 
