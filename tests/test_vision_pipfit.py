@@ -5,14 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import pipfind, pipfit
+from vision import pipfind, pipfit, pixels
 
 
 def _best_subsets_size_by_size(pips, groups: list[list[int]]) -> list:
     """``pipfit.best_subsets`` as a pass per group size and layout size: the plain
     computation it must equal."""
-    from vision import pixels
-
     out: list = [None] * len(groups)
     by_size: dict[int, list[int]] = {}
     for k, g in enumerate(groups):

@@ -35,15 +35,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision import SURE, pipcount, pixels, quality, verify
-
-if TYPE_CHECKING:
-    from vision.die import Die
+from vision.die import Die
 
 # Places around the pip grid that lie on the face of a die (whose half side is
 # about 2.5 grid steps) and hold no pip: a grid read off the table around a
@@ -295,7 +292,6 @@ def ones_read_as_more(
 ) -> list[Die]:
     """``dice`` (fused from ``pip_dice`` and ``body_dice``), the pip-first reader's clear 1s made 1s."""
     from vision import fusion
-    from vision.die import Die
 
     out = list(dice)
     for i, j in fusion.pair(pip_dice, body_dice):
@@ -337,8 +333,6 @@ ONE_UNDER = 0.5
 # CHECK_BELOW limits, which only spare the cost (most dice are not checked).
 def grids_agree(image: np.ndarray, dice: list[Die]) -> list[Die]:
     """``dice`` with the sure readings that both pip grids contradict changed to the value both show."""
-    from vision.die import Die
-
     out = list(dice)
     for i, d in enumerate(dice):
         if not SURE <= d.confidence < verify.CHECK_BELOW or len(d.pips) == d.value:
@@ -401,8 +395,6 @@ def read_bodies(image: np.ndarray, dice: list[Die], bodies: list[Die]) -> list[D
     whose pips it could not fit); no body away from a die read clearly (the
     clearest: separation 2.1, margin 0.6).
     """
-    from vision.die import Die
-
     found: list[Die] = []
     table: np.ndarray | None = None
     for b in bodies:
@@ -459,8 +451,6 @@ def recover(
     (``unread``, see ``vision.faces.FaceScan``), those the grid reads clearly
     are added (``read_bodies``).
     """
-    from vision.die import Die
-
     image = pixels.as_bgr(image, "recover")  # (a grey or BGRA frame too)
     if pip_dice and body_dice:
         dice = ones_read_as_more(image, dice, pip_dice, body_dice)
