@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vision import VIEWS
 
 SYSTEM_PATH = Path("/etc/tablepi/config.toml")
 BUTTON_NAMES = ("A", "B", "C")
@@ -84,9 +83,6 @@ class OuterSpaceConfig:
 @dataclass
 class BeamMeUpConfig:
     still_seconds: float = 0.4
-    # Views of a settled roll the dice reader may read (vision.views): each
-    # one costs a full reading; fewer reads faster and less surely.
-    dice_views: int = len(VIEWS)
 
 
 @dataclass
@@ -406,10 +402,6 @@ _OUTER_SPACE = {
 }
 _BEAM_ME_UP = {
     "still_seconds": (_number_range(0.05, 10, "seconds 0.05-10"), "dice still for"),
-    "dice_views": (
-        _int_range(1, len(VIEWS), f"a whole number of views 1-{len(VIEWS)}"),
-        "views of a roll read",
-    ),
 }
 
 

@@ -107,16 +107,6 @@ def controller_class(kind: str) -> Any:
     return None
 
 
-def dice_reader(views: int) -> Callable[[Any], list[Any]]:
-    """The dice reader for a settled roll, reading up to ``views`` views of it (config ``dice_views``)."""
-    import vision
-
-    def read(frame: Any) -> list[Any]:
-        return vision.read_dice(frame, views=views)
-
-    return read
-
-
 class Service:
     """Everything a running table holds; see the module docstring."""
 
@@ -500,13 +490,14 @@ class Service:
             self._jobs.put(lambda: getattr(self.controller, "on_camera", lambda state: None)("absent"))
             return
         try:
+            import vision
             from vision.regions import Regions
             from vision.settle import READING, ROLLING, Settler
 
             cam_cfg = self.config.camera
             regions = Regions.from_values(cam_cfg.tray, cam_cfg.keep)
             bmu = self.config.beam_me_up
-            settler = Settler(still_seconds=bmu.still_seconds, reader=dice_reader(bmu.dice_views))
+            settler = Settler(still_seconds=bmu.still_seconds, reader=vision.read_dice)
         except Exception as exc:
             self._camera_state = "absent"
             self._report(f"the dice reader could not start: {exc}")

@@ -1,4 +1,9 @@
-"""`tablepi bench dice`: milliseconds per frame of the dice reader on one thread."""
+"""`tablepi bench dice`: milliseconds per frame of the dice reader, on one thread.
+
+Times what a table reads: the real labelled test photos of every dataset as
+they are, the same photos enlarged to a Pi camera's 8 MP frame, and rendered
+frames (the simulated camera's) apart.
+"""
 
 from __future__ import annotations
 
@@ -11,28 +16,30 @@ if TYPE_CHECKING:
     import numpy as np
 
 # The labelled photos beside the project (as the tests' ``shared_dir`` finds them).
-PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "byler-d6" / "train"
+DATASETS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
+# A Raspberry Pi camera module's 8 MP frame.
+PI_FRAME = (3280, 2464)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--frames", type=int, default=60, help="frames per resolution (default 60)")
+    parser.add_argument("--datasets", type=Path, default=DATASETS, help=f"default {DATASETS}")
+    parser.add_argument("--photos", type=int, default=0, help="photos per dataset (default 0: all)")
+    parser.add_argument("--large", type=int, default=20, help="photos enlarged to 8 MP (default 20)")
+    parser.add_argument("--frames", type=int, default=30, help="rendered frames (default 30)")
     parser.add_argument("--seed", type=int, default=7)
 
 
-def time_frames(
-    frames: list[np.ndarray], quick: bool = True, views: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def time_frames(frames: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Wall and CPU milliseconds of ``read_dice`` on each frame, after one warm-up read."""
     import numpy as np
 
-    from vision import VIEWS, read_dice
+    from vision import read_dice
 
-    views = len(VIEWS) if views is None else views
-    read_dice(frames[0], quick=quick, views=views)
+    read_dice(frames[0])
     wall, cpu = [], []
     for f in frames:
         t0, c0 = time.perf_counter(), time.process_time()
-        read_dice(f, quick=quick, views=views)
+        read_dice(f)
         wall.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
     return np.array(wall), np.array(cpu)
@@ -49,21 +56,16 @@ def summary(label: str, wall: np.ndarray, cpu: np.ndarray) -> str:
     )
 
 
-def quick_share(frames: list[np.ndarray]) -> str:
-    """How many of ``frames`` the quick reader answers (the rest cost the full reader's time)."""
-    from vision import fast
-
-    taken = sum(fast.read(f) is not None for f in frames)
-    return f"the quick reader read {taken} of {len(frames)} frames"
-
-
-def photo_frames(folder: Path, count: int) -> list[np.ndarray]:
-    """Up to ``count`` photos of ``folder`` (sorted by name), or none when it is absent."""
+def photos(folder: Path, count: int = 0) -> list[np.ndarray]:
+    """The photos of ``folder`` (sorted by name; the first ``count`` when given), or none."""
     import cv2
 
     if not folder.is_dir():
         return []
-    frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in sorted(folder.glob("*.jpg"))[:count]]
+    paths = sorted(folder.glob("*.jpg"))
+    if count:
+        paths = paths[:count]
+    frames = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths]
     return [f for f in frames if f is not None]
 
 
@@ -74,27 +76,37 @@ def run(args: argparse.Namespace) -> int:
     from vision.synth import scene
 
     cv2.setNumThreads(1)
-    frames_n = max(5, int(getattr(args, "frames", 60)))
+    root = Path(getattr(args, "datasets", DATASETS))
+    sets = sorted(p for p in root.iterdir() if (p / "test").is_dir()) if root.is_dir() else []
+    print("dice reader, one thread")
+    if not sets:
+        print(f"labelled photos: skipped, {root} not found")
+    pooled = []
+    for folder in sets:
+        frames = photos(folder / "test", int(getattr(args, "photos", 0)))
+        if not frames:
+            continue
+        h, w = frames[0].shape[:2]
+        wall, cpu = time_frames(frames)
+        pooled.append(wall)
+        print(summary(f"{folder.name}/test photos ({w}x{h})", wall, cpu))
+    if pooled:
+        every = np.concatenate(pooled)
+        print(f"all test photos: median {np.median(every):.1f} ms, p95 {np.percentile(every, 95):.1f} ms")
+    large_n = int(getattr(args, "large", 20))
+    if sets and large_n:
+        large = []
+        per_set = max(1, large_n // len(sets))
+        for folder in sets:
+            for f in photos(folder / "test", per_set):
+                large.append(cv2.resize(f, PI_FRAME, interpolation=cv2.INTER_CUBIC))
+        print(summary(f"test photos enlarged to {PI_FRAME[0]}x{PI_FRAME[1]}", *time_frames(large)))
     rng = np.random.default_rng(int(getattr(args, "seed", 7)))
     kinds = ["plain", "wood", "cloth", "speckle", "tray"]
-    print("dice reader, one thread, rendered scenes of five dice on varied tables")
-    for width, height in ((640, 480), (1280, 720)):
-        size = height / 10
-        frames = [
-            scene(width, height, [int(v) for v in rng.integers(1, 7, 5)], size, rng, kinds[i % len(kinds)])[0]
-            for i in range(frames_n)
-        ]
-        print(summary(f"{width}x{height}", *time_frames(frames)) + f"; {quick_share(frames)}")
-        # A frame the quick reader sends on costs the full reader's time; the
-        # real photos below all are.
-        print(summary(f"{width}x{height}, full reader only", *time_frames(frames, quick=False)))
-    photos = photo_frames(PHOTOS, frames_n)
-    if photos:
-        h, w = photos[0].shape[:2]
-        line = summary(f"byler-d6/train photos ({w}x{h})", *time_frames(photos))
-        print(f"{line}; {quick_share(photos)}")
-        # What reading in several views (vision.views) costs over reading once.
-        print(summary(f"byler-d6/train photos ({w}x{h}), one view", *time_frames(photos, views=1)))
-    else:
-        print(f"byler-d6/train photos: skipped, {PHOTOS} not found")
+    frames_n = max(5, int(getattr(args, "frames", 30)))
+    rendered = [
+        scene(640, 480, [int(v) for v in rng.integers(1, 7, 5)], 48, rng, kinds[i % len(kinds)])[0]
+        for i in range(frames_n)
+    ]
+    print(summary("rendered 640x480 frames (the simulated camera)", *time_frames(rendered)))
     return 0

@@ -7,24 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from vision import VIEWS
-
 CAMERA_WAIT_SECONDS = 5.0
-
-
-MOST = len(VIEWS)
-VIEWS_HELP = f"views of each photo the reader may read, 1-{MOST} (default {MOST}): fewer is faster, less sure"
-
-
-def _views(text: str) -> int:
-    from vision.views import check_views
-
-    try:
-        views = int(text)
-        check_views(views)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number of views 1-{MOST}, not {text!r}") from None
-    return views
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,15 +24,38 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.5,
         help="leave out dice read with less confidence (default 0.5; 0 shows every die found)",
     )
-    p.add_argument("--views", type=_views, default=MOST, help=VIEWS_HELP)
     p.set_defaults(func=_read)
 
-    p = which.add_parser("eval", help="score the reader on a labelled photo set (DIR/labels.json)")
-    p.add_argument("dataset", metavar="DATASET_DIR")
+    p = which.add_parser(
+        "eval", help="score the reader on labelled photo sets: a row per dataset, their mean, outcomes"
+    )
+    p.add_argument(
+        "datasets", nargs="+", metavar="DATASET", help="a dataset folder (with train/ and test/) or a split"
+    )
+    p.add_argument(
+        "--split",
+        choices=("train", "test"),
+        default="test",
+        help="which split of each dataset (default test)",
+    )
+    p.add_argument(
+        "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
-    p.add_argument("--min-confidence", type=float, default=0.5, help="as for `dice read`")
-    p.add_argument("--views", type=_views, default=MOST, help="as for `dice read`")
+    p.add_argument("--misread", action="store_true", help="list every die read wrong, missed or made up")
     p.set_defaults(func=_eval)
+
+    p = which.add_parser(
+        "robust", help="read labelled photos turned, scaled, blurred, compressed, lit differently"
+    )
+    p.add_argument("datasets", nargs="+", metavar="DATASET")
+    p.add_argument("--split", choices=("train", "test"), default="train", help="which split (default train)")
+    p.add_argument(
+        "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
+    )
+    p.add_argument("--transform", action="append", metavar="NAME", help="only these transforms (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(func=_robust)
 
     p = which.add_parser("calibrate", help="save a frame with the tray, keep area and dice drawn")
     p.add_argument("--config", metavar="FILE", help="config file with the [camera] table")
@@ -95,7 +101,7 @@ def _read(args: argparse.Namespace) -> int:
             _err(str(exc))
             status = 1
             continue
-        dice = [d for d in read_dice(img, views=args.views) if d.confidence >= args.min_confidence]
+        dice = [d for d in read_dice(img) if d.confidence >= args.min_confidence]
         name = Path(path).name
         results[name] = [d.to_dict() for d in dice]
         if not args.json:
@@ -108,49 +114,138 @@ def _read(args: argparse.Namespace) -> int:
     return status
 
 
+def _datasets(args: argparse.Namespace) -> list[Path] | None:
+    from vision.datasets import split_folder
+
+    folders = [split_folder(Path(d), args.split) for d in args.datasets]
+    missing = [str(f) for f in folders if not (f / "labels.json").is_file()]
+    if missing:
+        _err("no labels.json in " + ", ".join(missing))
+        return None
+    if args.every < 1:
+        _err("--every must be 1 or more")
+        return None
+    return folders
+
+
 def _eval(args: argparse.Namespace) -> int:
-    import cv2
+    from vision.datasets import DatasetError
+    from vision.evaluate import evaluate
 
-    from vision import read_dice
-    from vision.score import score, summary_line
-
-    folder = Path(args.dataset)
-    labels_file = folder / "labels.json"
+    folders = _datasets(args)
+    if folders is None:
+        return 2
     try:
-        labels = json.loads(labels_file.read_text())
-    except OSError as exc:
-        _err(f"{labels_file}: cannot be read ({exc.strerror or exc})")
+        results = [evaluate(f, every=args.every) for f in folders]
+    except (DatasetError, OSError) as exc:
+        _err(str(exc))
         return 2
-    except json.JSONDecodeError as exc:
-        _err(f"{labels_file}: not valid JSON ({exc})")
-        return 2
-    preds: dict[str, list[dict]] = {}
-    status = 0
-    for name in sorted(labels):
-        img = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
-        if img is None:
-            _err(f"{folder / name}: missing or unreadable, counted as read with no dice")
-            status = 1
-            continue
-        dice = read_dice(img, views=args.views)
-        preds[name] = [d.to_dict() for d in dice if d.confidence >= args.min_confidence]
-    r = score(labels, preds)
     if args.json:
-        print(json.dumps({k: v for k, v in r.items()}, indent=1))
-        return status
-    for name, gt, got in r["failures"]:
-        print(f"miss {name}: labelled {gt} read {got}")
-    for name, want, got, box in r["misread"]:
-        where = "[" + ", ".join(f"{v:.0f}" for v in box) + "]"
-        if want is None:
-            print(f"phantom {name} {where}: read {got}, no die there")
-        elif got is None:
-            print(f"missed {name} {where}: labelled {want}")
-        else:
-            print(f"misread {name} {where}: labelled {want} read {got}")
-    print("per value:", {v: round(a, 3) for v, a in r["per_value_accuracy"].items()})
-    print(summary_line(r))
-    return status
+        print(json.dumps([_as_json(r) for r in results], indent=1))
+        return 0
+    for r in results:
+        if args.misread:
+            for name, want, got, box in r.figures["misread"]:
+                where = "[" + ", ".join(f"{v:.0f}" for v in box) + "]"
+                what = "no die there" if want is None else f"labelled {want}"
+                print(f"{r.name} {name} {where}: {what}, read {got if got is not None else 'nothing'}")
+        print(f"{r.name}: reliability (confidence bin: readings, mean confidence, share right)")
+        for row in r.reliability:
+            if row["readings"]:
+                print(f"  {row['bin']}: {row['readings']:5d}  {row['confidence']:.3f}  {row['right']:.3f}")
+    print(_table(results))
+    return 0
+
+
+def _as_json(r) -> dict:
+    figures = {k: v for k, v in r.figures.items() if k not in ("failures", "misread")}
+    o = {k: v for k, v in r.outcomes.items() if k != "wrong_photos"}
+    return {"dataset": r.name, **figures, "outcomes": o, "reliability": r.reliability}
+
+
+COLUMNS = (
+    ("die_accuracy", "die acc"),
+    ("image_accuracy", "image acc"),
+    ("precision", "precision"),
+    ("recall", "recall"),
+)
+
+
+def _table(results) -> str:
+    import statistics
+
+    head = f"{'dataset':16s}" + "".join(f"{t:>11s}" for _, t in COLUMNS)
+    head += f"{'right':>8s}{'refused':>9s}{'wrong':>7s}{'photos':>8s}"
+    lines = [head]
+    rows = []
+    for r in results:
+        n = max(r.figures["images"], 1)
+        o = r.outcomes
+        row = [r.figures[k] for k, _ in COLUMNS] + [o["right"] / n, o["refused"] / n, o["wrong"] / n]
+        rows.append(row)
+        lines.append(
+            f"{r.name:16s}"
+            + "".join(f"{v:11.3f}" for v in row[:4])
+            + f"{row[4]:8.3f}{row[5]:9.3f}{row[6]:7.3f}{r.figures['images']:8d}"
+        )
+    if len(results) > 1:
+        mean = [statistics.fmean(col) for col in zip(*rows, strict=True)]
+        lines.append(
+            f"{'mean':16s}"
+            + "".join(f"{v:11.3f}" for v in mean[:4])
+            + f"{mean[4]:8.3f}{mean[5]:9.3f}{mean[6]:7.3f}"
+        )
+    return "\n".join(lines)
+
+
+def _robust(args: argparse.Namespace) -> int:
+    from vision.datasets import DatasetError
+    from vision.evaluate import evaluate
+    from vision.robust import TRANSFORMS
+
+    folders = _datasets(args)
+    if folders is None:
+        return 2
+    names = args.transform or list(TRANSFORMS)
+    unknown = [n for n in names if n not in TRANSFORMS]
+    if unknown:
+        _err(f"unknown transform {unknown[0]!r}; one of: " + ", ".join(TRANSFORMS))
+        return 2
+    table: dict[str, dict[str, float]] = {}
+    try:
+        base = {}
+        for f in folders:
+            r = evaluate(f, every=args.every)
+            base[r.name] = r.figures["die_accuracy"]
+        table["as taken"] = base
+        for name in names:
+            row = {}
+            for f in folders:
+                r = evaluate(f, every=args.every, transform=TRANSFORMS[name])
+                row[r.name] = r.figures["die_accuracy"]
+            table[name] = row
+            if not args.json:
+                print(_robust_line(name, row, base), flush=True)
+    except (DatasetError, OSError) as exc:
+        _err(str(exc))
+        return 2
+    if args.json:
+        print(json.dumps({"die_accuracy": table}, indent=1))
+    else:
+        worst = min(
+            ((t, d, row[d] - base[d]) for t, row in table.items() if t != "as taken" for d in row),
+            key=lambda x: x[2],
+            default=None,
+        )
+        print(_robust_line("as taken", base, base))
+        if worst is not None:
+            print(f"largest drop: {worst[2]:+.3f} ({worst[0]}, {worst[1]})")
+    return 0
+
+
+def _robust_line(name: str, row: dict[str, float], base: dict[str, float]) -> str:
+    cells = "  ".join(f"{d} {v:.3f} ({v - base[d]:+.3f})" for d, v in row.items())
+    return f"{name:14s} {cells}"
 
 
 def _fractions(text: str | None, what: str):

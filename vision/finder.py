@@ -1,0 +1,129 @@
+"""Finding dice: where each top face is and how large, at any scale.
+
+A small network (``models/finder.onnx``, trained by ``vision.training.finder``)
+marks the centres of top faces whose side is within ``BAND`` pixels. The frame
+is read as a pyramid of halvings, so a die of any size is within the band on
+some level: the finest level is the frame shrunk to ``FINEST`` pixels on its
+long side, which costs the same for a webcam frame as for an 8 MP one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import tunables as T
+
+MODEL = Path(__file__).resolve().parent / "models" / "finder.onnx"
+# The network's output is a quarter of its input's size.
+STRIDE = 4
+# The network's input: (pixel - INPUT_MEAN) * INPUT_SCALE, BGR.
+INPUT_MEAN = 128.0
+INPUT_SCALE = 1.0 / 64.0
+# Sides (px at a level) the network is trained to find; each level keeps the
+# dice in the middle octave of it (``T.LEVEL_KEEP``), its neighbours the rest.
+BAND = (7.0, 36.0)
+
+
+@dataclass
+class Spot:
+    """A place the finder takes for a die's top face, in frame pixels."""
+
+    x: float
+    y: float
+    side: float
+    score: float
+
+
+@lru_cache(maxsize=4)
+def _net(path: str):
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"{path}: the die finder's model is missing (reinstall TablePi)")
+    net = cv2.dnn.readNetFromONNX(path)
+    return net
+
+
+def levels(shape: tuple[int, ...]) -> list[float]:
+    """The scales of the pyramid's levels for a frame of ``shape``, finest first."""
+    h, w = shape[:2]
+    k = min(1.0, T.FINEST / max(h, w))
+    scales = []
+    while max(h, w) * k >= T.COARSEST:
+        scales.append(k)
+        k /= 2
+    return scales or [min(1.0, T.FINEST / max(h, w))]
+
+
+def _maps(net, image: np.ndarray) -> np.ndarray:
+    h, w = image.shape[:2]
+    ph, pw = -h % 16, -w % 16
+    if ph or pw:
+        image = cv2.copyMakeBorder(image, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    blob = cv2.dnn.blobFromImage(image, INPUT_SCALE, mean=(INPUT_MEAN,) * 3, swapRB=False)
+    net.setInput(blob)
+    out = net.forward()[0]
+    return out[:, : -(-h // STRIDE), : -(-w // STRIDE)]
+
+
+def find(image: np.ndarray, model: Path = MODEL) -> list[Spot]:
+    """Every place in ``image`` (BGR) the finder takes for a die, best first."""
+    net = _net(str(model))
+    scales = levels(image.shape)
+    spots: list[Spot] = []
+    level = image
+    done = 1.0
+    for i, k in enumerate(scales):
+        # Each level is shrunk from the last with area averaging, as in training.
+        step = k / done
+        if step < 1.0:
+            h, w = level.shape[:2]
+            level = cv2.resize(
+                level, (max(1, round(w * step)), max(1, round(h * step))), interpolation=cv2.INTER_AREA
+            )
+            done = k
+        maps = _maps(net, level)
+        heat = 1.0 / (1.0 + np.exp(-maps[0]))
+        peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= T.PEAK_MIN)
+        lo = 0.0 if i == 0 else T.LEVEL_KEEP[0]
+        hi = np.inf if i == len(scales) - 1 else T.LEVEL_KEEP[1]
+        for y, x in zip(*np.nonzero(peaks), strict=True):
+            side = 16.0 * 2.0 ** float(maps[1, y, x])
+            if not lo <= side < hi:
+                continue
+            ox, oy = 1.0 / (1.0 + np.exp(-maps[2:4, y, x]))
+            spots.append(
+                Spot((x + ox) * STRIDE / done, (y + oy) * STRIDE / done, side / done, float(heat[y, x]))
+            )
+    return _suppress(spots)
+
+
+def _inside(small: Spot, big: Spot) -> bool:
+    return abs(small.x - big.x) < big.side / 2 and abs(small.y - big.y) < big.side / 2
+
+
+def _suppress(spots: list[Spot]) -> list[Spot]:
+    """One spot per die.
+
+    A die seen on two levels keeps its stronger spot. On a large spot, smaller
+    spots are either its pips (much smaller: they go) or dice of their own (the
+    large spot, a cluster seen whole on a coarse level, goes).
+    """
+    sure = [s for s in spots if s.score >= T.FINDER_MIN]
+    drop = set()
+    for big in sure:
+        inner = [s for s in sure if s is not big and s.side < big.side * T.SAME_SIZE and _inside(s, big)]
+        if not inner:
+            continue
+        if all(s.side <= big.side * T.PIP_SIZE for s in inner):
+            drop.update(id(s) for s in inner)
+        else:
+            drop.add(id(big))
+    kept: list[Spot] = []
+    for s in sorted((s for s in spots if id(s) not in drop), key=lambda s: -s.score):
+        if all((s.x - o.x) ** 2 + (s.y - o.y) ** 2 > (T.SAME_DIE * max(s.side, o.side)) ** 2 for o in kept):
+            kept.append(s)
+    return kept

@@ -1,0 +1,107 @@
+"""Fit the confidence model (``vision/models/confidence.json``) on the train splits.
+
+    python -m vision.training.confidence --datasets ../shared/datasets
+
+Every place the finder marks in every train photo is read as the table reads
+it; a reading is right when it lies on a labelled die and has its value. A
+logistic regression over ``vision.confidence.FEATURES`` then gives the
+probability of being right. Each dataset weighs the same, however many dice
+it holds, so that no one camera sets the model. Needs only NumPy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import confidence, face, finder
+from vision import tunables as T
+from vision.datasets import load_photos
+from vision.evaluate import _match
+
+
+def readings(folder: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Features and rightness of every reading in the labelled photos of ``folder``."""
+    xs, ys = [], []
+    for photo in load_photos(folder):
+        image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        found = []
+        for spot in finder.find(image):
+            if spot.score < T.FINDER_MIN:
+                continue
+            reading = face.read_face(image, spot.x, spot.y, spot.side)
+            if reading is None:
+                continue
+            half = spot.side / 2
+            box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
+            found.append(({"value": reading.value, "box": box}, confidence.features(spot, reading)))
+        labels = [{"value": v, "box": list(b)} for v, b in photo.dice]
+        matched = _match(labels, [d for d, _ in found])
+        for j, (d, f) in enumerate(found):
+            i = matched.get(j)
+            xs.append(f)
+            ys.append(i is not None and labels[i]["value"] == d["value"])
+    return np.array(xs).reshape(-1, len(confidence.FEATURES)), np.array(ys, float)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1e-2) -> tuple[np.ndarray, float]:
+    """Weighted L2-regularised logistic regression by Newton's method, on standardised features."""
+    mu, sd = x.mean(axis=0), x.std(axis=0) + 1e-9
+    z = np.hstack([(x - mu) / sd, np.ones((len(x), 1))])
+    beta = np.zeros(z.shape[1])
+    reg = np.full(z.shape[1], l2)
+    reg[-1] = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-np.clip(z @ beta, -40, 40)))
+        g = z.T @ (w * (p - y)) + reg * beta
+        h = (z * (w * p * (1 - p))[:, None]).T @ z + np.diag(reg)
+        step = np.linalg.solve(h, g)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    weights = beta[:-1] / sd
+    bias = beta[-1] - float((beta[:-1] * mu / sd).sum())
+    return weights, bias
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", type=Path, required=True, help="the folder holding the datasets")
+    ap.add_argument("--out", type=Path, default=confidence.MODEL)
+    ap.add_argument("--leave-out", help="a dataset to leave out of the fit")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    xs, ys, ws = [], [], []
+    for folder in sorted(p for p in args.datasets.iterdir() if (p / "train" / "labels.json").is_file()):
+        if folder.name == args.leave_out:
+            continue
+        x, y = readings(folder / "train")
+        print(f"{folder.name}: {len(y)} readings, {y.mean():.3f} right", flush=True)
+        xs.append(x)
+        ys.append(y)
+        ws.append(np.full(len(y), 1.0 / max(len(y), 1)))
+    x, y, w = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
+    w *= len(y) / w.sum()
+    weights, bias = fit_logistic(x, y, w)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
+        json.dumps({"features": list(confidence.FEATURES), "weights": [round(float(v), 6) for v in weights],
+                    "bias": round(float(bias), 6)}, indent=1) + "\n"
+    )
+    p = 1 / (1 + np.exp(-(x @ weights + bias)))
+    for lo, hi in ((0, 0.5), (0.5, 0.9), (0.9, 0.99), (0.99, 1.01)):
+        sel = (p >= lo) & (p < hi)
+        if sel.any():
+            print(f"  {lo:.2f}-{min(hi, 1):.2f}: {sel.sum()} readings, mean {p[sel].mean():.3f}, right {y[sel].mean():.3f}")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

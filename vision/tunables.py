@@ -1,0 +1,75 @@
+"""Every tunable of the dice reader, in one place, each with why it is what it is.
+
+Lengths are in die sides (the side of the die being read) unless they say
+pixels; the reader works on each die resampled to ``FACE_PX`` pixels a side,
+so a die read at 25 px and at 400 px meets the same numbers.
+"""
+
+# --- Finding dice (vision.finder) ---
+# The finest pyramid level's long side (px): detection costs the same at any
+# resolution, and still sees dice of 1/50 of the frame (8 MP: about 60 px).
+FINEST = 384
+# Levels stop when the frame is this small (px): a die filling it is found there.
+COARSEST = 48
+# The least heat the finder may mark a die with to be considered at all;
+# low, because every spot is still read and graded afterwards.
+PEAK_MIN = 0.15
+# A level keeps the dice whose side at that level (px) is in this octave; the
+# training band reaches past it on both sides, so no die falls between levels.
+LEVEL_KEEP = (14.0, 28.0)
+# Two spots closer than this (in the larger's sides) are one die seen twice.
+SAME_DIE = 0.55
+# Spots on a larger spot's face: under SAME_SIZE of its side they are not the
+# same die; up to PIP_SIZE they are its pips (a pip is about a fifth of a side),
+# larger ones are dice, and the large spot a cluster of them.
+SAME_SIZE = 0.0
+PIP_SIZE = 0.3
+
+# --- Reading a face (vision.face) ---
+# A die is read resampled to this side (px): pips are then 5-10 px across.
+FACE_PX = 40
+# The crop around a die, in die sides: room for a finder's centre to be off.
+CROP = 1.6
+# The face's colour is the median within this radius of the centre (sides):
+# pips cover well under half of it on any face.
+FACE_SAMPLE = 0.3
+# Hue and saturation count this much more than lightness in telling a pip
+# from its face: red pips on a dark marbled die differ mostly in hue.
+CHROMA_WEIGHT = 2.5
+# Pip maps read: either lighter or darker (1), and each apart (3).
+POLARITIES = 3
+# Spots narrower than this (sides) survive the top-hat; the table and the
+# die's sides, wider, do not.
+TOPHAT = 0.3
+# Blob scales (sides): from the small pips of a 6 to a large 1.
+PIP_SIGMAS = (0.03, 0.045, 0.065, 0.09)
+# Blobs weaker than this share of the strongest are not candidates.
+PEAK_FLOOR = 0.03
+# Candidates within this radius of the finder's centre (sides) belong to the die.
+DIE_RADIUS = 0.45
+# How many of the strongest blobs may be pips, and how many stronger blobs a
+# hypothesis may pass over (a glint, a neighbour's pip).
+CANDIDATES = 8
+SKIP_MAX = 2
+# How far a layout's centre may be from the finder's centre (sides); a lone
+# pip must be nearer, as a 1 sits in the middle.
+CENTRE_MAX = 0.3
+CENTRE_1 = 0.22
+# A slanted face's grid may be this much longer one way than the other.
+SLANT_MAX = 1.8
+# The pip grid's step (sides): dice put their pips 0.2-0.33 of a side apart.
+STEP_RANGE = (0.12, 0.42)
+# Log-strength spread of one face's pips, and where (below the pips' level)
+# the blobs that are not pips lie, with the share of strays allowed anywhere.
+PIP_SPREAD = 0.35
+NOISE_LEVEL = -2.0
+NOISE_SPREAD = 0.6
+STRAY = 0.01
+# Spread of the pips' distance from the layout (grid steps).
+FIT_SPREAD = 0.12
+# A face whose pips centre this far from the finder's centre (sides) is read again around them.
+RECENTRE = 0.08
+
+# --- Reporting (vision.reader) ---
+# Spots the finder is less sure than this are a die are not read at all.
+FINDER_MIN = 0.3
