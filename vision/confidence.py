@@ -1,15 +1,16 @@
-"""How sure a reading is: the probability that its value is right.
+"""How sure a reading is: the probability that it is a die, and that its value is right.
 
-A logistic model over what the finder and the face reading measured, fitted
-by ``vision.training.confidence`` on the datasets' train splits (readings
-matched to their labels: right, wrong value, or no die at all). It only
-grades: the value is always the one the pips gave.
+Two logistic models over what the finder and the face reading measured,
+fitted by ``vision.training.confidence`` on the datasets' train splits
+(readings matched to their labels: right, wrong value, or no die at all).
+They only grade: the value is always the one the pips gave.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from vision.finder import Spot
 
 MODEL = Path(__file__).resolve().parent / "models" / "confidence.json"
 
-FEATURES = ("finder", "lead", "score", "residual", "contrast", "log_side", "one", "six")
+FEATURES = ("finder", "lead", "agreement", "score", "residual", "contrast", "log_side", "one", "six")
 
 
 def features(spot: Spot, reading: FaceReading) -> np.ndarray:
@@ -30,6 +31,7 @@ def features(spot: Spot, reading: FaceReading) -> np.ndarray:
         [
             math.log(heat / (1 - heat)),
             min(reading.lead, 20.0),
+            reading.agreement,
             max(reading.score, -40.0),
             min(reading.residual, 2.0),
             math.log1p(reading.contrast),
@@ -40,16 +42,28 @@ def features(spot: Spot, reading: FaceReading) -> np.ndarray:
     )
 
 
+@dataclass(frozen=True)
+class Grade:
+    """``die``: the probability that a die is there; ``right``: that it is and its value is right."""
+
+    die: float
+    right: float
+
+
 @lru_cache(maxsize=2)
-def _model(path: str) -> tuple[np.ndarray, float]:
+def _model(path: str) -> dict[str, tuple[np.ndarray, float]]:
     data = json.loads(Path(path).read_text())
     if list(data["features"]) != list(FEATURES):
         raise ValueError(f"{path}: fitted for features {data['features']}, not {list(FEATURES)}")
-    return np.array(data["weights"], float), float(data["bias"])
+    return {k: (np.array(data[k]["weights"], float), float(data[k]["bias"])) for k in ("die", "right")}
 
 
-def grade(spot: Spot, reading: FaceReading, model: Path = MODEL) -> float:
-    """The probability that ``reading``'s value is the die's (0..1)."""
-    w, b = _model(str(model))
-    z = float(features(spot, reading) @ w + b)
+def _logistic(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+
+def grade(spot: Spot, reading: FaceReading, model: Path = MODEL) -> Grade:
+    """How likely ``reading`` is a die, and a die with the value it read."""
+    f = features(spot, reading)
+    probs = {k: _logistic(float(f @ w + b)) for k, (w, b) in _model(str(model)).items()}
+    return Grade(probs["die"], min(probs["right"], probs["die"]))

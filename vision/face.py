@@ -70,6 +70,7 @@ class FaceReading:
     contrast: float
     residual: float
     pips: np.ndarray  # complex positions in frame pixels
+    agreement: float = 1.0  # share of the sizes read that gave this value
 
 
 def face_crop(image: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
@@ -92,7 +93,7 @@ def face_crop(image: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
     return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def pip_maps(crop: np.ndarray) -> list[np.ndarray]:
+def pip_maps(crop: np.ndarray) -> np.ndarray:
     """How unlike the face each pixel is, kept only in spots smaller than a pip's
     neighbourhood: one map for pips darker than the face, one for lighter ones
     (a face's pips are all one or the other; its rim's glints are not)."""
@@ -107,14 +108,12 @@ def pip_maps(crop: np.ndarray) -> list[np.ndarray]:
     chroma = T.CHROMA_WEIGHT**2 * (d[:, :, 1] ** 2 + d[:, :, 2] ** 2)
     r = int(round(T.TOPHAT * T.FACE_PX)) | 1
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (r, r))
-    maps = []
-    for light in (np.abs(d[:, :, 0]), np.maximum(0.0, -d[:, :, 0]), np.maximum(0.0, d[:, :, 0]))[: T.POLARITIES]:
-        maps.append(cv2.morphologyEx(np.sqrt(light**2 + chroma), cv2.MORPH_TOPHAT, k))
-    return maps
+    light = np.stack([np.abs(d[:, :, 0]), np.maximum(0.0, -d[:, :, 0]), np.maximum(0.0, d[:, :, 0])], axis=2)
+    return cv2.morphologyEx(np.sqrt(light**2 + chroma[:, :, None]), cv2.MORPH_TOPHAT, k)
 
 
 def blob_strength(pmap: np.ndarray) -> np.ndarray:
-    """Round spots of the pip map, at several pip sizes (lines such as a die's rim give little)."""
+    """Round spots of each pip map, at several pip sizes (lines such as a die's rim give little)."""
     best = np.zeros_like(pmap)
     for f in T.PIP_SIGMAS:
         s = f * T.FACE_PX
@@ -143,108 +142,160 @@ def candidates(strength: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return z[order], b[order]
 
 
+def _operators(v: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each turn of value ``v``'s ring against the pips sorted by angle: the
+    operator giving the fit's residuals, and the one giving the grid's two
+    columns (as complex numbers), each acting on the pips' complex positions."""
+    ring = RINGS[v]
+    m = len(ring)
+    x = np.stack([ring.real, ring.imag], axis=1)
+    residual, columns = [], []
+    for shift in range(m):
+        xs = np.roll(x, shift, axis=0)
+        if v in (2, 3):
+            # Two points fix only a similarity (a turn and a scale): one complex coefficient.
+            lz = xs[:, 0] + 1j * xs[:, 1]
+            coef = np.conj(lz)[None, :] / (np.abs(lz) ** 2).sum()
+            hat = lz[:, None] @ coef
+            columns.append(np.vstack([coef, 1j * coef]))
+        else:
+            pinv = np.linalg.pinv(xs)
+            hat = xs @ pinv
+            columns.append(pinv.astype(complex))
+        residual.append(np.eye(m) - hat)
+    return np.array(residual), np.array(columns)
+
+
+OPERATORS = {v: _operators(v) for v in RINGS}
+
+
 def _fit(v: int, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Fit ``pts`` (n, v) to value ``v``'s layout: centres (n,), grid matrices (n, 2, 2), residuals (n,)."""
+    """Fit ``pts`` (n, v) to value ``v``'s layout.
+
+    Returns the layouts' centres (n,), the grid's two columns as complex
+    numbers (n, 2) and the residuals in grid steps (n,).
+    """
     n = pts.shape[0]
     c = pts.mean(axis=1)
     if v == 1:
-        return c, np.zeros((n, 2, 2)), np.zeros(n)
+        return c, np.zeros((n, 2), complex), np.zeros(n)
     rel = pts - c[:, None]
     if _CENTRE[v]:
         ic = np.argmin(np.abs(rel), axis=1)
         centre_res = np.abs(rel[np.arange(n), ic])
-        mask = np.ones(rel.shape, bool)
-        mask[np.arange(n), ic] = False
-        ring = rel[mask].reshape(n, v - 1)
+        keep = np.ones(rel.shape, bool)
+        keep[np.arange(n), ic] = False
+        ring = rel[keep].reshape(n, v - 1)
     else:
         centre_res = np.zeros(n)
         ring = rel
     ring = np.take_along_axis(ring, np.argsort(np.angle(ring), axis=1), axis=1)
-    layout = RINGS[v]
-    m = len(layout)
-    best_r = np.full(n, np.inf)
-    best_a = np.zeros((n, 2, 2))
-    x = np.stack([layout.real, layout.imag], axis=1)  # (m, 2)
-    pinv = np.linalg.pinv(x)  # (2, m)
-    for shift in range(m):
-        y = np.roll(ring, -shift, axis=1)
-        if v in (2, 3):
-            # Two points fix only a similarity (turn and scale).
-            a = (np.conj(layout)[None] * y).sum(axis=1) / (np.abs(layout) ** 2).sum()
-            mat = np.stack([np.stack([a.real, -a.imag], -1), np.stack([a.imag, a.real], -1)], axis=1)
-        else:
-            yv = np.stack([y.real, y.imag], axis=2)  # (n, m, 2)
-            mat = np.einsum("km,nmj->njk", pinv, yv)  # (n, 2, 2): y ~ mat @ x
-        pred = np.einsum("njk,mk->nmj", mat, x)
-        res = np.sqrt((np.abs(pred[..., 0] + 1j * pred[..., 1] - y) ** 2).sum(axis=1) + centre_res**2)
-        scale = np.sqrt(np.abs(np.linalg.det(mat))) + 1e-6
-        r = res / np.sqrt(v) / scale
-        better = r < best_r
-        best_r = np.where(better, r, best_r)
-        best_a[better] = mat[better]
-    return c, best_a, best_r
+    residual_ops, column_ops = OPERATORS[v]
+    res = np.einsum("kij,nj->nki", residual_ops, ring)
+    err = np.sqrt((np.abs(res) ** 2).sum(axis=2) + centre_res[:, None] ** 2)  # (n, shifts)
+    best = np.argmin(err, axis=1)
+    cols = np.einsum("nij,nj->ni", column_ops[best], ring)
+    det = np.abs(np.imag(np.conj(cols[:, 0]) * cols[:, 1]))
+    step = np.sqrt(det) + 1e-6
+    return c, cols, err[np.arange(n), best] / np.sqrt(v) / step
+
+
+def _singular(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The larger and smaller singular values of the 2x2 grids given by their columns."""
+    det = np.abs(np.imag(np.conj(cols[:, 0]) * cols[:, 1]))
+    f = (np.abs(cols) ** 2).sum(axis=1)
+    root = np.sqrt(np.maximum(f * f - 4 * det * det, 0.0))
+    return np.sqrt((f + root) / 2), np.sqrt(np.maximum((f - root) / 2, 0.0))
 
 
 def read_face(image: np.ndarray, x: float, y: float, side: float) -> FaceReading | None:
-    """Read the die whose top face is about ``side`` px across around (x, y) in ``image``."""
+    """Read the die whose top face is about ``side`` px across around (x, y) in ``image``.
+
+    The finder's size is only roughly the face's, so the face is read at a few
+    sizes around it; the value most of them give wins, the best-scored reading
+    of that value stands for it."""
+    readings = _read_centred(image, x, y, side * T.SIZES[0])
+    if not readings or readings[0].lead < T.SURE_LEAD:
+        readings += [r for k in T.SIZES[1:] for r in _read_centred(image, x, y, side * k)]
+    if not readings:
+        return None
+    votes: dict[int, list[FaceReading]] = {}
+    for r in readings:
+        votes.setdefault(r.value, []).append(r)
+    value = max(votes, key=lambda v: (len(votes[v]), max(r.score for r in votes[v])))
+    best = max(votes[value], key=lambda r: r.score)
+    best.agreement = len(votes[value]) / len(readings)
+    return best
+
+
+def _read_centred(image: np.ndarray, x: float, y: float, side: float) -> list[FaceReading]:
     first = _read_at(image, x, y, side)
     if first is None or not T.RECENTRE:
-        return first
+        return [first] if first is not None else []
     # The finder centres the die's body; the face (and its colour) may lie off
     # that centre on a die seen at a slant: read again centred on its pips.
     centre = np.mean(first.pips)
     if abs(centre - complex(x, y)) < T.RECENTRE * side:
-        return first
+        return [first]
     second = _read_at(image, centre.real, centre.imag, side)
-    return second if second is not None and second.score >= first.score else first
+    return [second if second is not None and second.score >= first.score else first]
 
 
 def _read_at(image: np.ndarray, x: float, y: float, side: float) -> FaceReading | None:
-    crop = face_crop(image, x, y, side)
-    readings = [_read_map(pmap, x, y, side) for pmap in pip_maps(crop)]
+    maps = pip_maps(face_crop(image, x, y, side))
+    strength = blob_strength(maps)
+    # A face's pips are all darker or all lighter: the map that explains them best is read.
+    readings = [_read_map(maps[:, :, i], strength[:, :, i], x, y, side) for i in range(maps.shape[2])]
     readings = [r for r in readings if r is not None]
     return max(readings, key=lambda r: r.score) if readings else None
 
 
-def _read_map(pmap: np.ndarray, x: float, y: float, side: float) -> FaceReading | None:
-    z, b = candidates(blob_strength(pmap))
+def _table(n: int) -> tuple[list[tuple[int, np.ndarray]], np.ndarray, np.ndarray]:
+    """Every hypothesis open to ``n`` candidates: per value its subsets, and for
+    all of them together their membership (hypotheses, n) and values."""
+    per_value = [(v, SUBSETS[v][(SUBSETS[v] < n).all(axis=1)]) for v in range(1, 7)]
+    per_value = [(v, subs) for v, subs in per_value if len(subs)]
+    member = np.zeros((sum(len(subs) for _, subs in per_value), n))
+    values = np.concatenate([np.full(len(subs), v) for v, subs in per_value])
+    row = 0
+    for _, subs in per_value:
+        np.put_along_axis(member[row : row + len(subs)], subs, 1.0, axis=1)
+        row += len(subs)
+    return per_value, member, values
+
+
+TABLES = {n: _table(n) for n in range(1, T.CANDIDATES + 1)}
+
+
+def _read_map(pmap: np.ndarray, strength: np.ndarray, x: float, y: float, side: float) -> FaceReading | None:
+    z, b = candidates(strength)
     if len(z) == 0:
         return None
-    lb = np.log(b / b[0] + 1e-6)
-    best_by_value: dict[int, tuple[float, np.ndarray, float]] = {}
-    for v in range(1, 7):
-        subs = SUBSETS[v]
-        subs = subs[(subs < len(z)).all(axis=1)]
-        if len(subs) == 0:
-            continue
-        c, mat, r = _fit(v, z[subs])
-        ok = np.abs(c) <= (T.CENTRE_1 if v == 1 else T.CENTRE_MAX) * T.FACE_PX
-        if v > 1:
-            sv = np.linalg.svd(mat, compute_uv=False)
-            step = np.sqrt(sv[:, 0] * sv[:, 1])
-            ok &= (sv[:, 1] > 0) & (sv[:, 0] <= T.SLANT_MAX * sv[:, 1])
-            ok &= (step >= T.STEP_RANGE[0] * T.FACE_PX) & (step <= T.STEP_RANGE[1] * T.FACE_PX)
-        if not ok.any():
-            continue
-        subs, c, r = subs[ok], c[ok], r[ok]
-        on = lb[subs]
-        mu = on.mean(axis=1)
-        ll_on = -((on - mu[:, None]) ** 2).sum(axis=1) / (2 * T.PIP_SPREAD**2)
-        off = np.ones((len(subs), len(z)), bool)
-        np.put_along_axis(off, subs, False, axis=1)
-        d = lb[None, :] - mu[:, None]
-        above = np.maximum(0.0, d - T.NOISE_LEVEL)
-        ll_off = (np.log(np.exp(-(above**2) / (2 * T.NOISE_SPREAD**2)) + T.STRAY) * off).sum(axis=1)
-        score = ll_on + ll_off - r**2 / (2 * T.FIT_SPREAD**2)
-        i = int(np.argmax(score))
-        best_by_value[v] = (float(score[i]), subs[i], float(r[i]))
-    if not best_by_value:
+    per_value, member, values = TABLES[len(z)]
+    fits = [_fit(v, z[subs]) for v, subs in per_value]
+    c = np.concatenate([f[0] for f in fits])
+    cols = np.concatenate([f[1] for f in fits])
+    r = np.concatenate([f[2] for f in fits])
+    ok = np.abs(c) <= np.where(values == 1, T.CENTRE_1, T.CENTRE_MAX) * T.FACE_PX
+    big, small = _singular(cols)
+    step = np.sqrt(big * small)
+    layout = (small > 0) & (big <= T.SLANT_MAX * small)
+    layout &= (step >= T.STEP_RANGE[0] * T.FACE_PX) & (step <= T.STEP_RANGE[1] * T.FACE_PX)
+    ok &= (values == 1) | layout
+    if not ok.any():
         return None
-    ranked = sorted(best_by_value, key=lambda v: -best_by_value[v][0])
-    value = ranked[0]
-    score, sub, residual = best_by_value[value]
-    lead = score - best_by_value[ranked[1]][0] if len(ranked) > 1 else 10.0
+    lb = np.log(b / b[0] + 1e-6)
+    # Pips of one face are about equally strong; the blobs left out lie well below them.
+    mu = member @ lb / values
+    ll_on = -(member * (lb[None, :] - mu[:, None]) ** 2).sum(axis=1) / (2 * T.PIP_SPREAD**2)
+    above = np.maximum(0.0, lb[None, :] - mu[:, None] - T.NOISE_LEVEL)
+    ll_off = ((1 - member) * np.log(np.exp(-(above**2) / (2 * T.NOISE_SPREAD**2)) + T.STRAY)).sum(axis=1)
+    score = np.where(ok, ll_on + ll_off - r**2 / (2 * T.FIT_SPREAD**2), -np.inf)
+    i = int(np.argmax(score))
+    value = int(values[i])
+    rivals = score[values != value]
+    lead = float(score[i] - rivals.max()) if rivals.size and np.isfinite(rivals.max()) else T.LEAD_ALONE
     k = T.FACE_PX / side
-    pips = x + 1j * y + z[sub] / k
+    pips = x + 1j * y + z[member[i] > 0] / k
     contrast = float(np.median(pmap[pmap > 0])) if (pmap > 0).any() else 0.0
-    return FaceReading(value, lead, score, contrast, residual, pips)
+    return FaceReading(value, min(lead, T.LEAD_ALONE), float(score[i]), contrast, float(r[i]), pips)

@@ -101,29 +101,10 @@ def find(image: np.ndarray, model: Path = MODEL) -> list[Spot]:
     return _suppress(spots)
 
 
-def _inside(small: Spot, big: Spot) -> bool:
-    return abs(small.x - big.x) < big.side / 2 and abs(small.y - big.y) < big.side / 2
-
-
 def _suppress(spots: list[Spot]) -> list[Spot]:
-    """One spot per die.
-
-    A die seen on two levels keeps its stronger spot. On a large spot, smaller
-    spots are either its pips (much smaller: they go) or dice of their own (the
-    large spot, a cluster seen whole on a coarse level, goes).
-    """
-    sure = [s for s in spots if s.score >= T.FINDER_MIN]
-    drop = set()
-    for big in sure:
-        inner = [s for s in sure if s is not big and s.side < big.side * T.SAME_SIZE and _inside(s, big)]
-        if not inner:
-            continue
-        if all(s.side <= big.side * T.PIP_SIZE for s in inner):
-            drop.update(id(s) for s in inner)
-        else:
-            drop.add(id(big))
+    """Keep the strongest of spots that are the same die seen on two levels."""
     kept: list[Spot] = []
-    for s in sorted((s for s in spots if id(s) not in drop), key=lambda s: -s.score):
+    for s in sorted(spots, key=lambda s: -s.score):
         if all((s.x - o.x) ** 2 + (s.y - o.y) ** 2 > (T.SAME_DIE * max(s.side, o.side)) ** 2 for o in kept):
             kept.append(s)
     return kept

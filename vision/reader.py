@@ -30,14 +30,41 @@ def read_dice(image: np.ndarray) -> list[Die]:
     if image is None or image.size == 0:
         return []
     image = as_bgr(np.ascontiguousarray(image))
-    dice = []
+    read = []
     for spot in finder.find(image):
         if spot.score < T.FINDER_MIN:
             continue
         reading = face.read_face(image, spot.x, spot.y, spot.side)
-        if reading is None:
+        if reading is not None:
+            read.append((spot, reading))
+    dice = []
+    for spot, reading in _one_per_die(read):
+        grade = confidence.grade(spot, reading)
+        if grade.die < T.DIE_MIN:
             continue
-        p = confidence.grade(spot, reading)
         half = spot.side / 2
-        dice.append(Die(reading.value, [spot.x - half, spot.y - half, spot.x + half, spot.y + half], p))
+        box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
+        dice.append(Die(reading.value, box, grade.right))
     return dice
+
+
+def _one_per_die(read: list) -> list:
+    """Drop a large spot's own pips taken for dice, or a large spot that is a cluster of dice."""
+    drop: set[int] = set()
+    for i, (big, reading) in enumerate(read):
+        inner = [
+            j
+            for j, (s, _) in enumerate(read)
+            if j != i
+            and s.side < big.side * T.INNER
+            and abs(s.x - big.x) < big.side / 2
+            and abs(s.y - big.y) < big.side / 2
+        ]
+        if not inner:
+            continue
+        on_pips = all(
+            np.min(np.abs(reading.pips - complex(read[j][0].x, read[j][0].y))) < T.PIP_MATCH * big.side
+            for j in inner
+        )
+        drop.update(inner if on_pips else [i])
+    return [r for i, r in enumerate(read) if i not in drop]

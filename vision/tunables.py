@@ -19,11 +19,6 @@ PEAK_MIN = 0.15
 LEVEL_KEEP = (14.0, 28.0)
 # Two spots closer than this (in the larger's sides) are one die seen twice.
 SAME_DIE = 0.55
-# Spots on a larger spot's face: under SAME_SIZE of its side they are not the
-# same die; up to PIP_SIZE they are its pips (a pip is about a fifth of a side),
-# larger ones are dice, and the large spot a cluster of them.
-SAME_SIZE = 0.0
-PIP_SIZE = 0.3
 
 # --- Reading a face (vision.face) ---
 # A die is read resampled to this side (px): pips are then 5-10 px across.
@@ -36,8 +31,6 @@ FACE_SAMPLE = 0.3
 # Hue and saturation count this much more than lightness in telling a pip
 # from its face: red pips on a dark marbled die differ mostly in hue.
 CHROMA_WEIGHT = 2.5
-# Pip maps read: either lighter or darker (1), and each apart (3).
-POLARITIES = 3
 # Spots narrower than this (sides) survive the top-hat; the table and the
 # die's sides, wider, do not.
 TOPHAT = 0.3
@@ -46,11 +39,11 @@ PIP_SIGMAS = (0.03, 0.045, 0.065, 0.09)
 # Blobs weaker than this share of the strongest are not candidates.
 PEAK_FLOOR = 0.03
 # Candidates within this radius of the finder's centre (sides) belong to the die.
-DIE_RADIUS = 0.45
+DIE_RADIUS = 0.4
 # How many of the strongest blobs may be pips, and how many stronger blobs a
 # hypothesis may pass over (a glint, a neighbour's pip).
 CANDIDATES = 8
-SKIP_MAX = 2
+SKIP_MAX = 1
 # How far a layout's centre may be from the finder's centre (sides); a lone
 # pip must be nearer, as a 1 sits in the middle.
 CENTRE_MAX = 0.3
@@ -65,11 +58,26 @@ PIP_SPREAD = 0.35
 NOISE_LEVEL = -2.0
 NOISE_SPREAD = 0.6
 STRAY = 0.01
+# The lead of a value no other value could explain at all (log-likelihood).
+LEAD_ALONE = 10.0
 # Spread of the pips' distance from the layout (grid steps).
 FIT_SPREAD = 0.12
+# Sizes (times the finder's) a face is read at; the value most of them give wins.
+SIZES = (1.0, 0.85, 1.18)
+# A reading at the first size leading its rivals by this much is not read at the others.
+SURE_LEAD = 99.0
 # A face whose pips centre this far from the finder's centre (sides) is read again around them.
 RECENTRE = 0.08
 
 # --- Reporting (vision.reader) ---
+# Readings less likely than this to be a die at all are not reported (print,
+# crumbs, a tray's feet); the rest are, however unsure their value.
+DIE_MIN = 0.5
+# Spots on a larger spot's face, under this share of its side, are either its
+# pips seen on a finer level (when they sit on the pips its reading found,
+# within PIP_MATCH of its side) or dice of their own (and the large spot a
+# cluster of them seen whole).
+INNER = 0.6
+PIP_MATCH = 0.12
 # Spots the finder is less sure than this are a die are not read at all.
 FINDER_MIN = 0.3

@@ -24,9 +24,10 @@ from vision.datasets import load_photos
 from vision.evaluate import _match
 
 
-def readings(folder: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Features and rightness of every reading in the labelled photos of ``folder``."""
-    xs, ys = [], []
+def readings(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features of every reading in the labelled photos of ``folder``, whether it
+    lies on a labelled die, and whether it also has that die's value."""
+    xs, dice, ys = [], [], []
     for photo in load_photos(folder):
         image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
         if image is None:
@@ -46,8 +47,9 @@ def readings(folder: Path) -> tuple[np.ndarray, np.ndarray]:
         for j, (d, f) in enumerate(found):
             i = matched.get(j)
             xs.append(f)
+            dice.append(i is not None)
             ys.append(i is not None and labels[i]["value"] == d["value"])
-    return np.array(xs).reshape(-1, len(confidence.FEATURES)), np.array(ys, float)
+    return np.array(xs).reshape(-1, len(confidence.FEATURES)), np.array(dice, float), np.array(ys, float)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1e-2) -> tuple[np.ndarray, float]:
@@ -77,23 +79,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--leave-out", help="a dataset to leave out of the fit")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    xs, ys, ws = [], [], []
+    xs, ds, ys, ws = [], [], [], []
     for folder in sorted(p for p in args.datasets.iterdir() if (p / "train" / "labels.json").is_file()):
         if folder.name == args.leave_out:
             continue
-        x, y = readings(folder / "train")
-        print(f"{folder.name}: {len(y)} readings, {y.mean():.3f} right", flush=True)
+        x, d, y = readings(folder / "train")
+        print(f"{folder.name}: {len(y)} readings, {d.mean():.3f} on dice, {y.mean():.3f} right", flush=True)
         xs.append(x)
+        ds.append(d)
         ys.append(y)
         ws.append(np.full(len(y), 1.0 / max(len(y), 1)))
-    x, y, w = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
+    x, d, y, w = np.vstack(xs), np.concatenate(ds), np.concatenate(ys), np.concatenate(ws)
     w *= len(y) / w.sum()
-    weights, bias = fit_logistic(x, y, w)
+    model: dict = {"features": list(confidence.FEATURES)}
+    for name, target in (("die", d), ("right", y)):
+        weights, bias = fit_logistic(x, target, w)
+        model[name] = {"weights": [round(float(v), 6) for v in weights], "bias": round(float(bias), 6)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps({"features": list(confidence.FEATURES), "weights": [round(float(v), 6) for v in weights],
-                    "bias": round(float(bias), 6)}, indent=1) + "\n"
-    )
+    args.out.write_text(json.dumps(model, indent=1) + "\n")
+    weights, bias = np.array(model["right"]["weights"]), model["right"]["bias"]
     p = 1 / (1 + np.exp(-(x @ weights + bias)))
     for lo, hi in ((0, 0.5), (0.5, 0.9), (0.9, 0.99), (0.99, 1.01)):
         sel = (p >= lo) & (p < hi)
