@@ -102,9 +102,14 @@ def find(image: np.ndarray, model: Path = MODEL) -> list[Spot]:
 
 
 def _suppress(spots: list[Spot]) -> list[Spot]:
-    """Keep the strongest of spots that are the same die seen on two levels."""
+    """Keep the strongest of spots that are the same die seen on two levels: close
+    together and of about one size (a die's pips, much smaller, are left to the reader)."""
     kept: list[Spot] = []
     for s in sorted(spots, key=lambda s: -s.score):
-        if all((s.x - o.x) ** 2 + (s.y - o.y) ** 2 > (T.SAME_DIE * max(s.side, o.side)) ** 2 for o in kept):
+        if all(
+            (s.x - o.x) ** 2 + (s.y - o.y) ** 2 > (T.SAME_DIE * max(s.side, o.side)) ** 2
+            or max(s.side, o.side) > T.SAME_SIZE * min(s.side, o.side)
+            for o in kept
+        ):
             kept.append(s)
     return kept

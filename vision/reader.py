@@ -27,6 +27,19 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
 
 def read_dice(image: np.ndarray) -> list[Die]:
     """Every die whose top face shows in ``image``, each with its confidence."""
+    dice = []
+    for spot, reading in readings(image):
+        grade = confidence.grade(spot, reading)
+        if grade.die < T.DIE_MIN:
+            continue
+        half = spot.side / 2
+        box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
+        dice.append(Die(reading.value, box, grade.right))
+    return dice
+
+
+def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
+    """Every place the finder marks in ``image`` and what its face reads, one per die, ungraded."""
     if image is None or image.size == 0:
         return []
     image = as_bgr(np.ascontiguousarray(image))
@@ -37,15 +50,7 @@ def read_dice(image: np.ndarray) -> list[Die]:
         reading = face.read_face(image, spot.x, spot.y, spot.side)
         if reading is not None:
             read.append((spot, reading))
-    dice = []
-    for spot, reading in _one_per_die(read):
-        grade = confidence.grade(spot, reading)
-        if grade.die < T.DIE_MIN:
-            continue
-        half = spot.side / 2
-        box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
-        dice.append(Die(reading.value, box, grade.right))
-    return dice
+    return _one_per_die(read)
 
 
 def _one_per_die(read: list) -> list:

@@ -19,6 +19,8 @@ PEAK_MIN = 0.15
 LEVEL_KEEP = (14.0, 28.0)
 # Two spots closer than this (in the larger's sides) are one die seen twice.
 SAME_DIE = 0.55
+# ... unless one is more than this many times the other's size.
+SAME_SIZE = 2.0
 
 # --- Reading a face (vision.face) ---
 # A die is read resampled to this side (px): pips are then 5-10 px across.

@@ -18,8 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import confidence, face, finder
-from vision import tunables as T
+from vision import confidence, reader
 from vision.datasets import load_photos
 from vision.evaluate import _match
 
@@ -33,12 +32,7 @@ def readings(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if image is None:
             continue
         found = []
-        for spot in finder.find(image):
-            if spot.score < T.FINDER_MIN:
-                continue
-            reading = face.read_face(image, spot.x, spot.y, spot.side)
-            if reading is None:
-                continue
+        for spot, reading in reader.readings(image):
             half = spot.side / 2
             box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
             found.append(({"value": reading.value, "box": box}, confidence.features(spot, reading)))
@@ -102,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     for lo, hi in ((0, 0.5), (0.5, 0.9), (0.9, 0.99), (0.99, 1.01)):
         sel = (p >= lo) & (p < hi)
         if sel.any():
-            print(f"  {lo:.2f}-{min(hi, 1):.2f}: {sel.sum()} readings, mean {p[sel].mean():.3f}, right {y[sel].mean():.3f}")
+            mean, right = p[sel].mean(), y[sel].mean()
+            print(f"  {lo:.2f}-{min(hi, 1):.2f}: {sel.sum()} readings, mean {mean:.3f}, right {right:.3f}")
     print(f"wrote {args.out}")
     return 0
 

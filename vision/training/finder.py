@@ -87,7 +87,7 @@ def rendered(count: int, rng: np.random.Generator) -> list:
             img, placed = scene(640, 480, [int(v) for v in rng.integers(1, 7, n)], size, rng, kind)
         except ValueError:  # no room for that many dice at that size
             img, placed = scene(640, 480, [int(rng.integers(1, 7))], size, rng, kind)
-        rows = [((p.box[0] + p.box[2]) / 2, (p.box[1] + p.box[3]) / 2, (p.box[2] - p.box[0]), 1.0) for p in placed]
+        rows = [(p.center[0], p.center[1], p.box[2] - p.box[0], 1.0) for p in placed]
         items.append((img, np.array(rows, np.float32).reshape(-1, 4), "rendered"))
     return items
 
@@ -275,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
         sched.step()
         run = 0.98 * run + 0.02 * np.array([hl.item(), sl.item(), ol.item()])
         if step % 100 == 0:
-            print(f"step {step} heat {run[0]:.3f} size {run[1]:.3f} offset {run[2]:.3f} ({time.time() - t0:.0f} s)", flush=True)
+            losses_now = f"heat {run[0]:.3f} size {run[1]:.3f} offset {run[2]:.3f}"
+            print(f"step {step} {losses_now} ({time.time() - t0:.0f} s)", flush=True)
         if step % 1000 == 0 or step == args.steps:
             export(model, args.out)
     return 0
