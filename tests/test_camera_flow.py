@@ -16,7 +16,7 @@ from tablepi.config import Config
 from tablepi.controllers.beam_me_up import BeamMeUpController, reading_problem
 from tablepi.games.beam_me_up.game import BeamMeUp
 from tablepi.games.beam_me_up.options import options
-from tablepi.service import Service, dice_reader
+from tablepi.service import Service
 from tablepi.store import Store
 from tablepi.table import Table
 from vision.settle import READING, ROLLING, Settler
@@ -240,26 +240,3 @@ def test_dice_left_in_the_keep_area_are_kept(tmp_path: Path) -> None:
         assert service.display.screen == "error"
     finally:
         service.close()
-
-
-def test_the_configured_number_of_views_reads_a_settled_roll(monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision
-
-    asked: list[int] = []
-    monkeypatch.setattr(vision, "read_dice", lambda frame, views=6: asked.append(views) or [])
-    config = Config()
-    assert config.beam_me_up.dice_views == 6  # the reader's best unless a slow Pi asks for fewer
-    for views in (1, 2, config.beam_me_up.dice_views):
-        assert dice_reader(views)(None) == []
-    assert asked == [1, 2, 6]
-    # and the real reader takes it: a settled rendered roll is read alike in
-    # one view and in up to six
-    monkeypatch.undo()
-    camera = SyntheticCamera(seed=11, dice=5)
-    t, settler = 0.0, Settler(still_seconds=0.3, reader=dice_reader(1))
-    settler.feed(camera.read(), t)
-    camera.roll()
-    _, one = _settle(camera, settler, t)
-    frame = camera.read()
-    assert _in_camera_order(camera, one) == [d.value for d in camera.dice]
-    assert _in_camera_order(camera, dice_reader(6)(frame)) == [d.value for d in camera.dice]

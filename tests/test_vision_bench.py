@@ -10,68 +10,48 @@ import numpy as np
 import pytest
 
 import vision
-from vision import bench, fast
+from vision import bench
 from vision.synth import scene
 
 
-def test_photo_line_is_skipped_without_the_photos(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _args(root: Path, **kw) -> argparse.Namespace:
+    return argparse.Namespace(datasets=root, photos=0, large=2, frames=5, seed=1, **kw)
+
+
+def test_photo_lines_are_skipped_without_the_photos(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "absent"
-    monkeypatch.setattr(bench, "PHOTOS", missing)
-    assert bench.run(argparse.Namespace(frames=5, seed=1)) == 0
+    assert bench.run(_args(missing)) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1].startswith("640x480: median ")
-    assert lines[1].endswith(" of 5 frames")  # the quick reader's share
-    assert lines[2].startswith("640x480, full reader only: median ")
-    assert lines[3].startswith("1280x720: median ")
-    assert lines[4].startswith("1280x720, full reader only: median ")
-    assert lines[5] == f"byler-d6/train photos: skipped, {missing} not found"
+    assert lines[1] == f"labelled photos: skipped, {missing} not found"
+    assert lines[2].startswith("rendered 640x480 frames (the simulated camera): median ")
 
 
-def test_photo_line_times_the_photos(
+def test_every_datasets_test_photos_are_timed_and_enlarged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rng = np.random.default_rng(2)
-    for i in range(6):
-        img, _ = scene(320, 320, [3, 5], 40, rng)
-        assert cv2.imwrite(str(tmp_path / f"photo{i}.jpg"), img)
-    (tmp_path / "labels.json").write_text("{}")
-    assert len(bench.photo_frames(tmp_path, 4)) == 4
-    monkeypatch.setattr(bench, "PHOTOS", tmp_path)
+    for name in ("aset", "bset"):
+        (tmp_path / name / "test").mkdir(parents=True)
+        for i in range(3):
+            img, _ = scene(320, 320, [3, 5], 40, rng)
+            assert cv2.imwrite(str(tmp_path / name / "test" / f"photo{i}.jpg"), img)
     read: list[tuple[int, ...]] = []
-    monkeypatch.setattr(
-        vision, "read_dice", lambda frame, quick=True, views=6: read.append((frame.shape, quick, views)) or []
-    )
-    monkeypatch.setattr(fast, "read", lambda frame: [] if frame.shape[0] == 320 else None)
-    assert bench.run(argparse.Namespace(frames=5, seed=1)) == 0
-    *_, last, one = capsys.readouterr().out.splitlines()
-    assert last.startswith("byler-d6/train photos (320x320): median ")
-    assert last.endswith("; 5 frames); the quick reader read 5 of 5 frames")
-    assert one.startswith("byler-d6/train photos (320x320), one view: median ")
-    # every frame timed is read, after a warm-up read of each set's first;
-    # the rendered frames with and without the quick reader, the photos in
-    # up to six views and in one
-    big, wide, photo = (480, 640, 3), (720, 1280, 3), (320, 320, 3)
-    assert read == (
-        [(big, True, 6)] * 6
-        + [(big, False, 6)] * 6
-        + [(wide, True, 6)] * 6
-        + [(wide, False, 6)] * 6
-        + [(photo, True, 6)] * 6
-        + [(photo, True, 1)] * 6
-    )
+    monkeypatch.setattr(vision, "read_dice", lambda frame: read.append(frame.shape) or [])
+    assert bench.run(_args(tmp_path)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("aset/test photos (320x320): median ")
+    assert lines[2].startswith("bset/test photos (320x320): median ")
+    assert lines[3].startswith("all test photos: median ")
+    assert lines[4].startswith("test photos enlarged to 3280x2464: median ")
+    assert lines[5].startswith("rendered 640x480 frames")
+    small, large, rendered = (320, 320, 3), (2464, 3280, 3), (480, 640, 3)
+    # each set after a warm-up read of its first frame
+    assert read == [small] * 4 + [small] * 4 + [large] * 3 + [rendered] * 6
 
 
-def test_the_quick_readers_share_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
-    frames = [np.full((4, 4, 3), v, np.uint8) for v in (0, 1, 2)]
-    monkeypatch.setattr(fast, "read", lambda frame: [] if frame[0, 0, 0] else None)
-    assert bench.quick_share(frames) == "the quick reader read 2 of 3 frames"
-
-
-def test_shared_photos_are_found_beside_the_project(shared_dir: Path) -> None:
-    assert bench.PHOTOS == shared_dir / "datasets" / "byler-d6" / "train"
-    assert len(bench.photo_frames(bench.PHOTOS, 3)) == 3
+def test_shared_datasets_are_found_beside_the_project(shared_dir: Path) -> None:
+    assert bench.DATASETS == shared_dir / "datasets"
+    assert len(bench.photos(bench.DATASETS / "byler-d6" / "test", 3)) == 3
 
 
 def test_summary_gives_wall_and_cpu_medians_and_p95() -> None:
