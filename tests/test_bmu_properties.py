@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -152,3 +153,20 @@ def test_any_command_either_applies_or_changes_nothing(game_settings, rng, steps
             assert game.to_dict() == before
         else:
             assert game.to_dict()["commands"][:-1] == before["commands"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        {"type": "bonus", "column": []},
+        {"type": "move", "part": 0, "column": {"a": 1}},
+        {"type": "advantage", "columns": [["6"]]},
+    ],
+)
+def test_a_column_that_is_no_name_is_refused(command: dict) -> None:
+    # Lists and objects cannot be looked up among the column names: refused, not a crash.
+    game = BeamMeUp.from_settings({"players": [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "A"}]})
+    before = game.to_dict()
+    with pytest.raises(RuleError):
+        game.push(command)
+    assert game.to_dict() == before

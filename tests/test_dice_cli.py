@@ -60,22 +60,60 @@ def test_unreadable_image_is_reported_and_others_read(photos, tmp_path: Path, ca
     assert sorted(d["value"] for d in out["roll1.png"]) == [2, 3, 5, 5]
 
 
-def test_eval_prints_the_scores(photos, tmp_path: Path, capsys) -> None:
+def _labelled(photos: dict[str, list[int]], folder: Path) -> None:
     labels = {}
     for n, (name, vals) in enumerate(photos.items()):
         _, placed = scene(640, 480, vals, 56, np.random.default_rng(n), "wood")
-        labels[name] = {"dice": [{"value": p.value, "box": p.box} for p in placed]}
+        labels[name] = {
+            "width": 640,
+            "height": 480,
+            "dice": [{"value": p.value, "box": p.box} for p in placed],
+        }
     labels["roll1.png"]["dice"][0]["value"] = 6 if labels["roll1.png"]["dice"][0]["value"] != 6 else 1
-    (tmp_path / "labels.json").write_text(json.dumps(labels))
-    assert main(["dice", "eval", str(tmp_path)]) == 0
+    (folder / "labels.json").write_text(json.dumps(labels))
+
+
+def test_eval_prints_a_row_per_dataset_and_their_mean(photos, tmp_path: Path, capsys) -> None:
+    _labelled(photos, tmp_path)
+    other = tmp_path / "other" / "test"
+    other.mkdir(parents=True)
+    for name in ("roll0.png", "roll2.png"):
+        (other / name).write_bytes((tmp_path / name).read_bytes())
+    (other / "labels.json").write_text(
+        json.dumps(
+            {k: v for k, v in json.loads((tmp_path / "labels.json").read_text()).items() if k != "roll1.png"}
+        )
+    )
+    # a split folder as it is, and a dataset root whose test split is read
+    assert main(["dice", "eval", "--misread", str(tmp_path), str(tmp_path / "other")]) == 0
     out = capsys.readouterr().out
-    assert "misread roll1.png" in out
-    assert "miss roll1.png" in out
-    last = out.strip().splitlines()[-1]
-    assert "images 3 dice 7 predicted 7" in last
-    assert "recall 1.000 precision 1.000 value_acc 0.857 die_acc 0.857 image_acc 0.667" in last
+    assert "roll1.png" in out and "labelled" in out  # the die labelled wrong is listed
+    rows = {line.split()[0]: line.split()[1:] for line in out.strip().splitlines()[-3:]}
+    assert set(rows) == {tmp_path.name, "other", "mean"}
+    assert float(rows[tmp_path.name][0]) == pytest.approx(6 / 7, abs=1e-3)  # die accuracy
+    assert float(rows[tmp_path.name][1]) == pytest.approx(2 / 3, abs=1e-3)  # image accuracy
+    assert float(rows["other"][0]) == pytest.approx(1.0)
+    assert float(rows["mean"][0]) == pytest.approx((6 / 7 + 1) / 2, abs=1e-3)
     assert main(["dice", "eval", "--json", str(tmp_path)]) == 0
-    assert json.loads(capsys.readouterr().out)["die_accuracy"] == pytest.approx(6 / 7)
+    (got,) = json.loads(capsys.readouterr().out)
+    assert got["die_accuracy"] == pytest.approx(6 / 7)
+    assert got["outcomes"]["wrong"] == 1  # one photo read sure and wrong: roll1.png
+
+
+def test_robust_reads_every_transform(photos, tmp_path: Path, capsys) -> None:
+    _labelled(photos, tmp_path)
+    assert (
+        main(
+            ["dice", "robust", "--json", "--transform", "scale 2", "--transform", "gamma 1.6", str(tmp_path)]
+        )
+        == 0
+    )
+    table = json.loads(capsys.readouterr().out)["die_accuracy"]
+    assert set(table) == {"as taken", "scale 2", "gamma 1.6"}
+    assert table["as taken"][tmp_path.name] == pytest.approx(6 / 7)
+    assert table["scale 2"][tmp_path.name] == pytest.approx(6 / 7)
+    assert main(["dice", "robust", "--transform", "sideways", str(tmp_path)]) == 2
+    assert "unknown transform 'sideways'" in capsys.readouterr().err
 
 
 def test_eval_without_labels(tmp_path: Path, capsys) -> None:
@@ -119,25 +157,3 @@ def test_calibrate_from_the_configured_camera(tmp_path: Path, capsys) -> None:
     assert main(["dice", "calibrate", "--config", str(cfg), "--out", str(out)]) == 0
     assert "5 dice read, 5 in the tray" in capsys.readouterr().out
     assert cv2.imread(str(out)) is not None
-
-
-def test_read_takes_the_number_of_views(photos, tmp_path: Path, capsys, monkeypatch) -> None:
-    import vision
-
-    asked: list[int] = []
-    real = vision.read_dice
-    monkeypatch.setattr(
-        vision, "read_dice", lambda img, views=6: asked.append(views) or real(img, views=views)
-    )
-    files = [str(tmp_path / n) for n in photos]
-    assert main(["dice", "read", "--json", "--views", "1", *files]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert {n: sorted(d["value"] for d in dice) for n, dice in out.items()} == photos
-    (tmp_path / "labels.json").write_text(json.dumps({n: {"values": v} for n, v in photos.items()}))
-    assert main(["dice", "eval", "--views", "2", str(tmp_path)]) == 0
-    assert "image_acc 1.000" in capsys.readouterr().out
-    assert asked == [1, 1, 1, 2, 2, 2]
-    for bad in ("0", "7", "two"):
-        with pytest.raises(SystemExit):
-            main(["dice", "read", "--views", bad, *files])
-        assert "views 1-6" in capsys.readouterr().err

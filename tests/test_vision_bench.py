@@ -18,7 +18,9 @@ def _args(root: Path, **kw) -> argparse.Namespace:
     return argparse.Namespace(datasets=root, photos=0, large=2, frames=5, seed=1, **kw)
 
 
-def test_photo_lines_are_skipped_without_the_photos(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_photo_lines_are_skipped_without_the_photos(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     missing = tmp_path / "absent"
     assert bench.run(_args(missing)) == 0
     lines = capsys.readouterr().out.splitlines()

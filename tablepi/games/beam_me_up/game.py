@@ -42,7 +42,7 @@ def _plural(n: int, word: str) -> str:
 
 def _column(command: dict, key: str = "column") -> str:
     column = command.get(key)
-    if column not in _COLUMN_INDEX:
+    if not isinstance(column, str) or column not in _COLUMN_INDEX:
         raise RuleError("command", f"{key} must be one of {', '.join(COLUMNS)}, not {column!r}")
     return column
 
@@ -318,7 +318,7 @@ class BeamMeUp:
         if not isinstance(columns, list):
             raise RuleError("command", "columns must be a list of columns")
         for column in columns:
-            if column not in _COLUMN_INDEX:
+            if not isinstance(column, str) or column not in _COLUMN_INDEX:
                 raise RuleError("command", f"columns are {', '.join(COLUMNS)}, not {column!r}")
         # Seat k (the k+1-th player) moves k counters.
         seat = due = self._due
