@@ -11,8 +11,15 @@ games stay in the history.
 Nothing secret is ever stored: games' ``to_dict`` hold no secret and coin
 flips are never commands.
 
-A database that cannot be opened or fails its integrity check is renamed
-aside (never deleted) and a fresh one is started; ``problem`` then says so.
+A database that cannot be opened, fails its integrity check or is an empty
+file is renamed aside (never deleted) and a fresh one is started;
+``problem`` then says so.
+
+A write that fails (a read-only folder, a full disk) raises ``StoreError``
+with the reason and leaves ``write_problem`` set until a write succeeds
+again. If the database file is deleted or replaced while the table runs, the
+store refuses every later write (``lost``): acknowledging a command that is
+kept only by a file nobody can open again would lose it.
 """
 
 from __future__ import annotations
@@ -34,6 +41,11 @@ log = logging.getLogger(__name__)
 DB_NAME = "tablepi.db"
 SCHEMA_VERSION = 1
 SNAPSHOT_EVERY = 25
+# Snapshots kept besides the start: the latest few (an undo or a resume
+# replays at most this many intervals), and one in every KEEP_SNAPSHOT_EVERY
+# commands further back (so a deep undo replays at most that many).
+KEEP_LATEST_SNAPSHOTS = 8
+KEEP_SNAPSHOT_EVERY = 1000
 EXPORT_FORMAT = "tablepi-game"
 
 SCHEMA = """
@@ -103,6 +115,39 @@ class GameRecord:
         }
 
 
+# Below this much free space the table says so on /healthz before SQLite fails.
+LOW_DISK_BYTES = 1024 * 1024
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _free_bytes(folder: Path) -> int | None:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def _write_failure(path: Path, exc: sqlite3.Error) -> str:
+    """A failed write, in words that say what to do about it."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return (
+            f"the game database cannot be written ({text}): the folder {path.parent} is read-only "
+            "for the table's user; make it writable and restart the table"
+        )
+    if "full" in text:
+        return f"the disk holding {path.parent} is full ({text}); free some space"
+    return f"the game database could not be written: {text}"
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True, allow_nan=False)
 
@@ -117,6 +162,9 @@ class Store:
         self.problem: str | None = None
         self.moved_aside: Path | None = None
         self._lock = threading.RLock()
+        self.write_problem: str | None = None
+        self.write_failures = 0
+        self.lost: str | None = None
         self.data_dir.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = self._open()
@@ -134,6 +182,8 @@ class Store:
             )
             log.error("%s", self.problem)
             self._conn = self._open()
+        self._file = _file_id(self.path)
+        self._probe_write()
 
     # -- opening -------------------------------------------------------------
 
@@ -147,6 +197,10 @@ class Store:
             header = None
         except OSError as exc:
             raise sqlite3.DatabaseError(f"cannot read the file: {exc.strerror or exc}") from exc
+        if header == b"":
+            # SQLite would quietly start a new database in it; an empty file
+            # where games were kept is damage to report, not a fresh start.
+            raise sqlite3.DatabaseError("the file is empty")
         if header and header != b"SQLite format 3\x00":
             raise sqlite3.DatabaseError("file is not a database")
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
@@ -183,6 +237,49 @@ class Store:
                 os.replace(side, target.with_name(target.name + suffix))
         return target
 
+    def _probe_write(self) -> None:
+        """Find out at start-up whether the database can be written, so that a
+        read-only folder is a problem on /healthz, not a surprise at the first
+        command."""
+        try:
+            with self._transaction() as conn:
+                conn.execute(
+                    "INSERT INTO meta(key, value) VALUES ('opened_at', ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                    (str(self.clock()),),
+                )
+        except StoreError:
+            pass  # write_problem says why
+
+    def _check_file(self) -> None:
+        """Refuse to write once the database file is gone or replaced: SQLite
+        would go on writing to the deleted file, which nothing can read again."""
+        if self.lost is None:
+            found = _file_id(self.path)
+            if found != self._file:
+                what = "deleted" if found is None else "replaced by another file"
+                self.lost = (
+                    f"the game database {self.path} was {what} while the table was running; "
+                    "no more commands are taken. Restart the table (tablepi run) to go on."
+                )
+                log.error("%s", self.lost)
+        if self.lost is not None:
+            self.write_problem = self.lost
+            raise StoreError(self.lost)
+
+    def health(self) -> str | None:
+        """Why the store cannot take commands now, or None when it can."""
+        with self._lock:
+            try:
+                self._check_file()
+            except StoreError:
+                pass
+            if self.write_problem is None:
+                free = _free_bytes(self.data_dir)
+                if free is not None and free < LOW_DISK_BYTES:
+                    return f"the disk holding {self.data_dir} is full ({free // 1024} KiB free)"
+            return self.write_problem
+
     def close(self) -> None:
         with self._lock:
             try:
@@ -196,18 +293,28 @@ class Store:
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._check_file()
             try:
-                yield self._conn
-                self._conn.execute("COMMIT")
-            except BaseException:
-                # Also after a failed COMMIT: leave no transaction open behind.
-                if self._conn.in_transaction:
-                    try:
-                        self._conn.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        log.exception("rolling back")
-                raise
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    # Also after a failed COMMIT: leave no transaction open behind.
+                    if self._conn.in_transaction:
+                        try:
+                            self._conn.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            log.exception("rolling back")
+                    raise
+            except sqlite3.Error as exc:
+                if isinstance(exc, sqlite3.IntegrityError):
+                    raise  # the caller's mistake, not the disk's
+                self.write_failures += 1
+                self.write_problem = _write_failure(self.path, exc)
+                log.error("%s", self.write_problem)
+                raise StoreError(self.write_problem) from exc
+            self.write_problem = None
 
     def pragma(self, name: str) -> Any:
         with self._lock:
@@ -281,8 +388,15 @@ class Store:
                     "INSERT OR REPLACE INTO snapshots(game_id, seq, state) VALUES (?, ?, ?)",
                     (game_id, seq, _dumps(snapshot)),
                 )
-                # Only the start and the latest are ever read: keep the card small.
-                conn.execute("DELETE FROM snapshots WHERE game_id=? AND seq>0 AND seq<?", (game_id, seq))
+                # Keep the card small: the start, the latest few and a sparse
+                # trail further back (see KEEP_SNAPSHOT_EVERY) are all an undo
+                # or a resume ever reads.
+                conn.execute(
+                    "DELETE FROM snapshots WHERE game_id=? AND seq>0 AND seq % ? != 0 AND seq < ("
+                    "SELECT MIN(seq) FROM (SELECT seq FROM snapshots WHERE game_id=? "
+                    "ORDER BY seq DESC LIMIT ?))",
+                    (game_id, KEEP_SNAPSHOT_EVERY, game_id, KEEP_LATEST_SNAPSHOTS),
+                )
 
     def snapshot(self, game_id: int, seq: int, state: dict[str, Any]) -> None:
         with self._transaction() as conn:
@@ -342,6 +456,52 @@ class Store:
                 "SELECT seq, state FROM snapshots WHERE game_id=? ORDER BY seq DESC LIMIT 1", (game_id,)
             ).fetchone()
         return (int(row[0]), json.loads(row[1])) if row else None
+
+    def snapshot_seqs(self, game_id: int, upto: int) -> list[int]:
+        """The seqs of the game's snapshots at or before ``upto``, latest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq FROM snapshots WHERE game_id=? AND seq<=? ORDER BY seq DESC", (game_id, upto)
+            ).fetchall()
+        return [int(r[0]) for r in rows]
+
+    def snapshot_at(self, game_id: int, seq: int) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT state FROM snapshots WHERE game_id=? AND seq=?", (game_id, seq)
+            ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def command_types(self, game_id: int) -> list[tuple[int, str]]:
+        """Every logged command's seq and type, without reading whole commands
+        (enough to tell which commands are still in effect)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, json_extract(command, '$.type') FROM commands WHERE game_id=? ORDER BY seq",
+                (game_id,),
+            ).fetchall()
+        return [(int(r[0]), str(r[1])) for r in rows]
+
+    def commands_between(self, game_id: int, after: int, upto: int) -> list[LoggedCommand]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, command, source, manual FROM commands WHERE game_id=? AND seq>? AND seq<=? "
+                "ORDER BY seq",
+                (game_id, after, upto),
+            ).fetchall()
+        return [LoggedCommand(r[0], json.loads(r[1]), r[2], bool(r[3])) for r in rows]
+
+    def set_aside(self, game_id: int) -> None:
+        """Take a game that cannot be read off the table (it stays in the
+        history, abandoned, for whoever wants to look at it)."""
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE games SET status='abandoned', ended_at=? WHERE id=? AND status='playing'",
+                (self.clock(), game_id),
+            )
+            current = conn.execute("SELECT value FROM meta WHERE key='current_game'").fetchone()
+            if current is not None and current[0] == str(game_id):
+                self._set_current(conn, None)
 
     def initial_snapshot(self, game_id: int) -> dict[str, Any] | None:
         with self._lock:
@@ -422,9 +582,29 @@ def replay(
         raise StoreError(f"the game cannot be set up: {exc.message}") from exc
     except (KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"the game's starting state is not valid: {exc!r}") from exc
-    for entry in commands:
-        apply_logged(game, entry)
+    entries = list(commands)
+    in_effect = set(effective((e.seq, str(e.command.get("type"))) for e in entries))
+    # Only the commands still in effect are played: taking one back gives
+    # the state from before it, so skipping it gives the same game without
+    # asking the game to remember every state it passed through.
+    for entry in entries:
+        if entry.seq in in_effect:
+            apply_logged(game, entry)
     return game
+
+
+def effective(entries: Iterable[tuple[int, str]]) -> list[int]:
+    """The seqs of the commands still in effect after a log of ``(seq, type)``
+    entries: each ``undo`` takes back the latest command still in effect."""
+    stack: list[int] = []
+    for seq, ctype in entries:
+        if ctype == "undo":
+            if not stack:
+                raise StoreError(f"command {seq} (undo) has nothing to take back")
+            stack.pop()
+        else:
+            stack.append(seq)
+    return stack
 
 
 # Games whose rules read the table's "at" stamp (their module docstrings say

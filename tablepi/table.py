@@ -40,15 +40,19 @@ in the log and in ``last``; the rules never see it.
 
 from __future__ import annotations
 
+import bisect
 import logging
+import sqlite3
 import threading
 import time
+from array import array
 from collections.abc import Callable
 from typing import Any
 
 from tablepi.events import Event, EventBus, Subscription
 from tablepi.games import KINDS, RuleError, load_game, new_game
-from tablepi.store import SNAPSHOT_EVERY, LoggedCommand, Store, StoreError, apply_logged, game_command
+from tablepi.games.recorded import NotRemembered
+from tablepi.store import SNAPSHOT_EVERY, Store, StoreError, apply_logged, effective, game_command
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +109,32 @@ def public_game_state(
     }
 
 
+def _bad_text(value: Any, where: str = "the command", depth: int = 0) -> str | None:
+    """Where in ``value`` a string is that cannot be written as UTF-8 (a lone
+    surrogate from a JSON escape), or None: every page and file must hold it."""
+    if depth > 32:
+        return None  # deeper than any command; the game refuses it anyway
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _bad_text(key, f"a field name in {where}", depth + 1) or _bad_text(
+                item, f"{where}.{key}" if isinstance(key, str) and key.isascii() else where, depth + 1
+            )
+            if found:
+                return found
+    elif isinstance(value, list):
+        for item in value:
+            found = _bad_text(item, where, depth + 1)
+            if found:
+                return found
+    return None
+
+
 def _entry(seq: int, command: dict[str, Any], source: str, manual: bool) -> dict[str, Any]:
     return {
         "seq": seq,
@@ -134,8 +164,13 @@ class Table:
         self._kind: str | None = None
         self._seq = 0
         self._last: dict[str, Any] | None = None
-        # What each command still in effect was (undo takes the top off).
-        self._played: list[dict[str, Any]] = []
+        # The seqs of the commands still in effect (undo takes the top off),
+        # and which of them are rolls: compact, as a long game has thousands.
+        self._effective = array("q")
+        self._is_roll = bytearray()
+        self._roll_entry: dict[str, Any] | None = None
+        # How many commands were in effect at each snapshot written or found.
+        self._snapshot_depth: dict[int, int] = {0: 0}
         self._resume()
 
     # -- reading -------------------------------------------------------------
@@ -195,6 +230,9 @@ class Table:
             raise CommandError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
         if "manual" in command and not isinstance(command["manual"], bool):
             raise CommandError('"manual" must be true or false')
+        bad = _bad_text(command)
+        if bad is not None:
+            raise CommandError(f"{bad} is not valid text (it holds a lone UTF-16 surrogate)")
         secret = SECRET_FIELDS.intersection(command)
         if secret:
             raise CommandError(
@@ -226,7 +264,7 @@ class Table:
             raise CommandError(f"bad settings for {kind}: {exc}") from exc
         game_id = self.store.create_game(kind, settings, game.to_dict())
         self._game, self._game_id, self._kind, self._seq, self._last = game, game_id, kind, 0, None
-        self._played = []
+        self._forget_played()
         log.info("new game %d: %s", game_id, kind)
         return self._published()
 
@@ -236,7 +274,7 @@ class Table:
         self.store.end_game(self._game_id)
         log.info("game %d taken off the table", self._game_id)
         self._game, self._game_id, self._kind, self._seq, self._last = None, None, None, 0, None
-        self._played = []
+        self._forget_played()
         return self._published()
 
     def _stamp(self, command: dict[str, Any]) -> dict[str, Any]:
@@ -273,20 +311,52 @@ class Table:
     def _take_back(self) -> Any:
         """The game with its last command taken back, leaving the current one
         untouched (so a failed commit changes nothing)."""
-        copy = load_game(self._kind, self._game.to_dict())
+        if not self._effective:
+            raise CommandError("there is nothing to take back")
+        fork = getattr(self._game, "fork", None)
         try:
+            copy = fork() if fork is not None else load_game(self._kind, self._game.to_dict())
             copy.pop()
             return copy
-        except (IndexError, KeyError, ValueError, AttributeError, RuleError):
+        except (IndexError, KeyError, ValueError, AttributeError, RuleError, NotRemembered):
             pass
-        # A game restored from a snapshot may not remember how it got there:
-        # rebuild it from the start of the log, which does.
-        game = self._rebuild(self._game_id)
+        # A game restored from a snapshot, or taken back further than it
+        # remembers: rebuild the state from the nearest snapshot before it.
+        target = self._effective[:-1]
         try:
-            game.pop()
-        except (IndexError, KeyError, ValueError, AttributeError, RuleError) as exc:
-            raise CommandError("there is nothing to take back") from exc
-        return game
+            return self._state_at(self._game_id, self._kind, target, self._effective[-1] - 1)
+        except (StoreError, RuleError, KeyError, TypeError, ValueError) as exc:
+            raise CommandError(f"the last command cannot be taken back: {exc}") from exc
+
+    def _state_at(self, game_id: int, kind: str, in_effect: Any, position: int) -> Any:
+        """The game as it was at log ``position``, when exactly the commands
+        ``in_effect`` (ascending seqs) were in effect: the nearest snapshot
+        whose commands are all still in effect, plus the ones after it. Never
+        more than the commands between two kept snapshots are replayed."""
+        for snap_seq in self.store.snapshot_seqs(game_id, position):
+            depth = self._depth_at(game_id, snap_seq)
+            kept = bisect.bisect_right(in_effect, snap_seq)
+            if depth != kept:
+                continue  # commands in effect at the snapshot were taken back later
+            data = self.store.snapshot_at(game_id, snap_seq)
+            if data is None:
+                continue
+            game = load_game(kind, data)
+            later = in_effect[kept:]
+            if later:
+                wanted = set(later)
+                for entry in self.store.commands_between(game_id, snap_seq, later[-1]):
+                    if entry.seq in wanted:
+                        apply_logged(game, entry)
+            return game
+        raise StoreError(f"game {game_id} has no snapshot to rebuild it from")
+
+    def _depth_at(self, game_id: int, seq: int) -> int:
+        depth = self._snapshot_depth.get(seq)
+        if depth is None:
+            depth = len(effective(t for t in self.store.command_types(game_id) if t[0] <= seq))
+            self._snapshot_depth[seq] = depth
+        return depth
 
     def _record(self, seq: int, stamped: dict[str, Any], source: str, game: Any = None) -> None:
         game = game if game is not None else self._game
@@ -298,19 +368,39 @@ class Table:
         self._seq = seq
         self._last = _entry(seq, stamped, source, bool(stamped.get("manual", False)))
         self._track(self._last)
+        if snapshot is not None:
+            self._snapshot_depth[seq] = len(self._effective)
+
+    def _forget_played(self) -> None:
+        self._effective = array("q")
+        self._is_roll = bytearray()
+        self._roll_entry = None
+        self._snapshot_depth = {0: 0}
 
     def _track(self, entry: dict[str, Any]) -> None:
         if entry["type"] == "undo":
-            if self._played:
-                self._played.pop()
+            if self._effective:
+                self._effective.pop()
+                self._is_roll.pop()
         else:
-            self._played.append(entry)
+            self._effective.append(entry["seq"])
+            self._is_roll.append(entry["type"] == "roll")
+            if entry["type"] == "roll":
+                self._roll_entry = entry
 
     def _last_roll(self) -> dict[str, Any] | None:
-        for entry in reversed(self._played):
-            if entry["type"] == "roll":
-                return entry
-        return None
+        index = self._is_roll.rfind(1)
+        if index < 0:
+            return None
+        seq = self._effective[index]
+        if self._roll_entry is None or self._roll_entry["seq"] != seq:
+            # The roll in effect is an older one (a takeback): read it from the log.
+            found = self.store.commands_between(self._game_id, seq - 1, seq)
+            if not found:
+                return None
+            e = found[0]
+            self._roll_entry = _entry(e.seq, e.command, e.source, e.manual)
+        return self._roll_entry
 
     def _published(self) -> dict[str, Any]:
         state = self._public_state()
@@ -320,49 +410,45 @@ class Table:
 
     # -- resuming ------------------------------------------------------------
 
-    def _rebuild(self, game_id: int) -> Any:
-        record = self.store.game(game_id)
-        initial = self.store.initial_snapshot(game_id)
-        if initial is not None:
-            game = load_game(record.kind, initial)
-        else:
-            game = new_game(record.kind, record.settings)
-        for entry in self.store.commands(game_id):
-            apply_logged(game, entry)
-        return game
-
     def _resume(self) -> None:
-        game_id = self.store.current_game_id()
+        try:
+            game_id = self.store.current_game_id()
+        except (sqlite3.Error, ValueError) as exc:
+            self.problem = f"the current game could not be found in the database: {exc}"
+            log.error("%s", self.problem)
+            return
         if game_id is None:
             return
+        try:
+            self._resume_game(game_id)
+        except (StoreError, RuleError, KeyError, TypeError, ValueError, IndexError, sqlite3.Error) as exc:
+            # One unreadable row must not keep the table from starting: the
+            # game is set aside (kept, abandoned) and the table starts empty.
+            self._game, self._game_id, self._kind, self._seq, self._last = None, None, None, 0, None
+            self._forget_played()
+            self.problem = f"game {game_id} could not be resumed and was set aside: {exc}"
+            log.error("%s", self.problem)
+            try:
+                self.store.set_aside(game_id)
+            except StoreError as aside:
+                log.error("game %d could not be set aside: %s", game_id, aside)
+
+    def _resume_game(self, game_id: int) -> None:
         record = self.store.game(game_id)
         if record is None:
             return
-        commands = self.store.commands(game_id)
-        try:
-            game = self._restore(game_id, record.kind, commands)
-        except (StoreError, RuleError, KeyError, TypeError, ValueError) as exc:
-            self.problem = f"game {game_id} could not be resumed: {exc}"
-            log.error("%s", self.problem)
-            return
-        self._game, self._game_id, self._kind = game, game_id, record.kind
-        self._seq = commands[-1].seq if commands else 0
-        self._played = []
-        for entry in commands:
-            self._last = _entry(entry.seq, entry.command, entry.source, entry.manual)
-            self._track(self._last)
+        types = self.store.command_types(game_id)
+        in_effect = effective(types)
+        seq = types[-1][0] if types else 0
+        self._forget_played()
+        self._kind, self._game_id = record.kind, game_id
+        game = self._state_at(game_id, record.kind, array("q", in_effect), seq)
+        self._game = game
+        self._seq = seq
+        self._effective = array("q", in_effect)
+        kept = set(in_effect)
+        self._is_roll = bytearray(ctype == "roll" for cseq, ctype in types if cseq in kept)
+        if types:
+            last = self.store.commands_between(game_id, seq - 1, seq)[0]
+            self._last = _entry(last.seq, last.command, last.source, last.manual)
         log.info("resumed game %d (%s) at command %d", game_id, record.kind, self._seq)
-
-    def _restore(self, game_id: int, kind: str, commands: list[LoggedCommand]) -> Any:
-        snap = self.store.latest_snapshot(game_id)
-        if snap is not None and snap[0] > 0:
-            try:
-                game = load_game(kind, snap[1])
-                for entry in commands:
-                    if entry.seq > snap[0]:
-                        apply_logged(game, entry)
-                return game
-            except (StoreError, RuleError, KeyError, TypeError, ValueError):
-                # An undo reaching back past the snapshot: replay from the start.
-                pass
-        return self._rebuild(game_id)

@@ -268,6 +268,9 @@ def _settings(settings: Any) -> dict[str, Any]:
     return {"players": names, "timer_seconds": float(seconds)}
 
 
+HISTORY_KEPT = 100
+
+
 class OuterSpace(RecordedGame):
     """The public record of a game of They Came From Outer Space."""
 
@@ -325,7 +328,7 @@ class OuterSpace(RecordedGame):
         try:
             game = cls(data["settings"])
             game._state = _clone(data["state"])
-            game._stack = _clone(data["commands"])
+            game._load_commands(data)
             MissionTimer.from_dict(game._state["timer"])
         except (KeyError, TypeError, ValueError) as exc:
             raise RuleError("saved-game", f"not a saved Outer Space game: {exc}") from None
@@ -500,6 +503,9 @@ class OuterSpace(RecordedGame):
                 "next_leader": leader,
             }
         )
+        # Only the latest missions are kept in the state (the log keeps them
+        # all): every command copies the state, so it must not grow with the game.
+        del s["history"][:-HISTORY_KEPT]
         s["previous"] = {"leader": s["leader"], "partner": s["partner"]}
         s["mission"] += 1
         s["leader"] = leader

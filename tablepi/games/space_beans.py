@@ -142,7 +142,7 @@ class SpaceBeans(RecordedGame):
                 }:
                     raise ValueError("a player's record is malformed")
             game._state = state
-            game._stack = _clone(list(data["commands"]))
+            game._load_commands(data)
         except (KeyError, TypeError, ValueError) as exc:
             raise RuleError("saved-game", f"not a saved Space Beans game: {exc}") from None
         return game
