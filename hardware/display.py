@@ -5,7 +5,9 @@ luma device: the real OLED, or luma.core's ``dummy`` device in simulation and
 when no OLED answers. It keeps a copy of what is shown (``image``, ``png()``)
 with a ``version`` that changes on every redraw, so a web page can poll it
 cheaply. While the danger coin is up, ``secret`` is True: whoever mirrors the
-screen elsewhere must not show it then.
+screen elsewhere must not show it then. Screens that show the PIN are drawn a
+second time with the PIN masked (``mirror_png()``): the PIN is for the people
+at the table, and a mirror of the screen may reach anyone on the network.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from typing import Any
 from luma.core.device import dummy
 from luma.core.error import Error as LumaError
 from luma.core.render import canvas
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from hardware import screens
 
 log = logging.getLogger(__name__)
 
 WIDTH, HEIGHT = 128, 64
+# What a mirror of the screen shows in place of the PIN.
+PIN_MASK = "******"
 BRIGHT = 0xCF  # the SSD1306's power-on contrast
 DIM = 0x08
 
@@ -71,6 +75,8 @@ class TableDisplay:
         self._idle_seconds = float(idle_seconds)
         self._lock = threading.RLock()
         self._image = Image.new("1", self._device.size)
+        # The same screen with the PIN masked, or None when nothing on it is masked.
+        self._mirror: Image.Image | None = None
         self._version = 0
         self._secret = False
         self._screen = "clear"
@@ -139,6 +145,12 @@ class TableDisplay:
         with self._lock:
             return _png(self._image)
 
+    def mirror_png(self) -> bytes:
+        """What a mirror of the screen may show: the screen with the PIN masked
+        (secret or not: check ``secret``)."""
+        with self._lock:
+            return _png(self._mirror if self._mirror is not None else self._image)
+
     def public_png(self) -> tuple[int, bytes | None]:
         """``(version, png)`` taken together, with None instead of a secret screen.
 
@@ -146,12 +158,14 @@ class TableDisplay:
         calling ``png()`` could race with a coin being drawn in between.
         """
         with self._lock:
-            return self._version, (None if self._secret else _png(self._image))
+            if self._secret:
+                return self._version, None
+            return self._version, _png(self._mirror if self._mirror is not None else self._image)
 
     # --- screens -------------------------------------------------------------
 
     def start(self, address: str, pin: str) -> None:
-        self._show("start", screens.start, address, pin)
+        self._show("start", screens.start, address, pin, mirror=(address, PIN_MASK))
 
     def countdown(self, seconds: float, label: str = "") -> None:
         self._show("countdown", screens.countdown, seconds, label)
@@ -173,8 +187,12 @@ class TableDisplay:
     def standings(self, rows: list[tuple[str, int]], cursor: int | None = None) -> None:
         self._show("standings", screens.standings, list(rows), cursor)
 
-    def message(self, lines: list[str]) -> None:
-        self._show("message", screens.message, list(lines))
+    def message(self, lines: list[str], mirror: list[str] | None = None) -> None:
+        """``lines`` on the screen; ``mirror`` in their place on mirrors of it
+        (for a message that holds the PIN)."""
+        self._show(
+            "message", screens.message, list(lines), mirror=None if mirror is None else (list(mirror),)
+        )
 
     def test_pattern(self) -> None:
         """A border, diagonals and a checkerboard corner: shows every pixel works."""
@@ -224,7 +242,9 @@ class TableDisplay:
         except Exception as exc:
             log.warning("OLED contrast change failed: %s", exc)
 
-    def _show(self, name: str, painter: Callable, *args, secret: bool = False) -> None:
+    def _show(
+        self, name: str, painter: Callable, *args, secret: bool = False, mirror: tuple | None = None
+    ) -> None:
         with self._lock:
             frame = canvas(self._device)
             try:
@@ -245,11 +265,17 @@ class TableDisplay:
             changed = image.tobytes() != self._image.tobytes()
             self._image = image
             self._last_boxes = p.boxes
+            self._mirror = None if mirror is None else self._draw_off_screen(painter, mirror)
             self._screen = name
             self._secret = secret
             self._version += 1
             if changed and name != "clear":
                 self.wake()
+
+    def _draw_off_screen(self, painter: Callable, args: tuple) -> Image.Image:
+        image = Image.new("1", self._device.size)
+        painter(screens.Painter(ImageDraw.Draw(image), self._device.size), *args)
+        return image
 
 
 def _png(image: Image.Image) -> bytes:

@@ -42,6 +42,14 @@ TICK_SECONDS = 0.1
 CLOSE_SECONDS = 10.0
 DISPLAY_EVENT_SECONDS = 1.0
 CAMERA_RETRY_SECONDS = 1.0
+# Simulated presses waiting or in progress at once; more are refused (a flood
+# of presses from the web must not hold every web thread, nor starve /healthz).
+MAX_PRESSES = 4
+PRESS_WAIT_SECONDS = 10.0
+
+
+class Busy(RuntimeError):
+    """Too many simulated presses are already waiting; try again shortly."""
 
 
 # -- systemd -------------------------------------------------------------------
@@ -134,6 +142,9 @@ class Service:
             if problem:
                 self._report(problem, logged=True)
         self.address = ""
+        self._press_slots = threading.BoundedSemaphore(MAX_PRESSES)
+        self._press_lock = threading.Lock()
+        self._store_problem: str | None = None
         self._stop = threading.Event()
         self._jobs: queue.Queue[Callable[[], None]] = queue.Queue()
         self._threads: list[threading.Thread] = []
@@ -302,7 +313,11 @@ class Service:
             return
         cls = controller_class(kind)
         if cls is None:
-            self.display.message([kind.replace("_", " ").title(), "is on the web page", f"PIN {self.pin}"])
+            title = kind.replace("_", " ").title()
+            self.display.message(
+                [title, "is on the web page", f"PIN {self.pin}"],
+                mirror=[title, "is on the web page", "PIN on the table"],
+            )
             return
         kwargs: dict[str, Any] = {}
         parameters = inspect.signature(cls).parameters
@@ -349,11 +364,27 @@ class Service:
                 # can tell that a coin was shown.
                 if time.monotonic() - last_display_event >= DISPLAY_EVENT_SECONDS:
                     last_display_event = time.monotonic()
+                    self._guard(self._watch_store)
                     if not self.display.secret:
                         display_version = self.display.version
                     self.table.publish("display", {"version": display_version or 0})
         finally:
             sub.close()
+
+    def _watch_store(self) -> None:
+        """Say on the OLED (and to every viewer) when games can no longer be
+        saved: the players at the table must know before they play on."""
+        problem = self.store.health()
+        if problem == self._store_problem:
+            return
+        self._store_problem = problem
+        if problem is None:
+            self._deliver_state(self.table.public_state())  # the game's own screen again
+            if self.controller is None:
+                self._show_start()
+            return
+        self.table.publish("error", {"message": problem})
+        self.display.error("Games cannot be saved: see the web page")
 
     def _deliver_state(self, state: dict[str, Any]) -> None:
         game = state.get("game")
@@ -379,16 +410,34 @@ class Service:
     # -- simulated devices --------------------------------------------------------
 
     def press(self, button: str, long: bool = False) -> None:
-        """Press a simulated button through its mock pin (the real Button code runs)."""
+        """Press a simulated button through its mock pin (the real Button code
+        runs). Presses take turns; beyond ``MAX_PRESSES`` waiting, ``Busy``.
+        ``StoreError`` when the command the press made could not be saved."""
         if not self.simulated or self.buttons is None:
             raise RuntimeError("buttons can be pressed from the web only in simulation")
         from hardware.sim import press
 
+        if not self._press_slots.acquire(blocking=False):
+            raise Busy("the table's buttons are busy with earlier presses; try again in a moment")
         try:
-            press(self.buttons, button, long=long, wait=True)
-        except KeyError as exc:
-            raise RuntimeError(str(exc)) from None
-        self.wait_idle()
+            if not self._press_lock.acquire(timeout=PRESS_WAIT_SECONDS):
+                raise Busy("the table's buttons are busy with earlier presses; try again in a moment")
+            try:
+                failures = self.store.write_failures
+                try:
+                    press(self.buttons, button, long=long, wait=True)
+                except KeyError as exc:
+                    raise RuntimeError(str(exc)) from None
+                self.wait_idle()
+                failed = self.store.write_failures != failures
+            finally:
+                self._press_lock.release()
+        finally:
+            self._press_slots.release()
+        if failed:
+            from tablepi.store import StoreError
+
+            raise StoreError(self.store.write_problem or "the press's command could not be saved")
 
     def wait_idle(self, timeout: float = 2.0) -> bool:
         """Wait until the controller thread has handled every input queued so
@@ -599,8 +648,10 @@ class Service:
         state = self.table.public_state()
         game = state.get("game")
         alive = time.monotonic() - self._heartbeat < 5.0 or not self._threads
+        store_problem = self.store.health()
         return {
-            "ok": bool(alive),
+            "ok": bool(alive) and store_problem is None,
+            "store": {"ok": store_problem is None, "problem": store_problem},
             "game": None if game is None else {"id": game["id"], "kind": game["kind"], "seq": state["seq"]},
             "camera": {"state": self._camera_state},
             "display": {"simulated": bool(getattr(self.display, "simulated", self.simulated))},

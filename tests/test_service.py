@@ -180,7 +180,7 @@ def test_corrupt_database_with_tablepi_run(tmp_path: Path) -> None:
     try:
         first = proc.stdout.readline()
         port = int(first.split("127.0.0.1:")[1].split("/")[0])
-        lines = [proc.stdout.readline() for _ in range(2)]
+        lines = [proc.stdout.readline() for _ in range(3)]
         assert any(line.startswith("problem:") and "could not be read" in line for line in lines), lines
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
             health = json.load(response)

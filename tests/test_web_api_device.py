@@ -1,5 +1,5 @@
-"""The device API behind /device: the OLED image (never the coin), the
-simulated buttons, roll and kept dice, and the PIN on real hardware."""
+"""The device API behind /device: the OLED image (never the coin, never the
+PIN), the simulated buttons, roll and kept dice, and the PIN they all need."""
 
 from __future__ import annotations
 
@@ -52,7 +52,9 @@ def service(tmp_path):
 
 @pytest.fixture
 def client(service):
-    return web.create_app(service).test_client()
+    client = web.create_app(service).test_client()
+    assert client.post("/api/login", json={"pin": PIN}).status_code == 200
+    return client
 
 
 def pixels(png: bytes) -> bytes:
@@ -116,7 +118,7 @@ def test_coin_up_before_anything_was_served_gives_a_blank_screen(client, service
 def test_press_roll_keep_reach_the_service(client, service):
     assert client.post("/api/device/press", json={"button": "A"}).json == {"pressed": "A", "long": False}
     assert client.post("/api/device/press", json={"button": "C", "long": True}).status_code == 200
-    assert client.post("/api/device/roll").json == {"rolled": True}
+    assert client.post("/api/device/roll", json={}).json == {"rolled": True}
     assert client.post("/api/device/keep", json={"dice": [4, 0, 2]}).json == {"kept": [0, 2, 4]}
     assert client.post("/api/device/keep", json={"dice": []}).status_code == 200
     assert service.calls == [
@@ -168,30 +170,49 @@ def test_device_failures_are_409(client, service):
         raise RuntimeError("the camera is not synthetic")
 
     service.roll = no_camera
-    r = client.post("/api/device/roll")
+    r = client.post("/api/device/roll", json={})
     assert r.status_code == 409 and "not synthetic" in r.json["error"]
 
 
-def test_real_hardware_needs_the_pin(tmp_path):
-    svc = DeviceService(tmp_path, simulated=False)
+@pytest.mark.parametrize("simulated", [False, True])
+def test_device_routes_need_the_pin(tmp_path, simulated):
+    svc = DeviceService(tmp_path, simulated=simulated)
     try:
         client = web.create_app(svc).test_client()
-        assert client.get("/api/device").json["simulated"] is False
-        # Watching the OLED needs no PIN, as watching the table does not.
-        assert client.get("/api/device/oled.png").status_code == 200
-        assert client.post("/api/device/roll").status_code == 403
+        assert client.get("/api/device").json["simulated"] is simulated
+        # The screen's image needs the PIN too: it is what players see.
+        assert client.get("/api/device/oled.png").status_code == 403
+        assert client.post("/api/device/roll", json={}).status_code == 403
         assert client.post("/api/device/keep", json={"dice": [1]}).status_code == 403
         assert client.post("/api/device/press", json={"button": "A"}).status_code == 403
-        assert client.post("/api/device/roll", headers={"X-Table-Pin": PIN}).status_code == 200
+        assert client.post("/api/device/roll", json={}, headers={"X-Table-Pin": PIN}).status_code == 200
         client.post("/api/login", json={"pin": PIN})
+        assert client.get("/api/device/oled.png").status_code == 200
         assert client.post("/api/device/keep", json={"dice": [1]}).status_code == 200
-        # The service itself refuses simulated presses on real buttons.
+        # A form from another site cannot send JSON; a body of another type is refused.
+        r = client.post("/api/device/roll", data="x=1", content_type="application/x-www-form-urlencoded")
+        assert r.status_code == 400
         r = client.post("/api/device/press", json={"button": "A"})
-        assert r.status_code == 409 and "real" in r.json["error"]
-        assert svc.calls == [("roll",), ("keep", [1])]
+        if simulated:
+            assert r.status_code == 200
+        else:
+            # The service itself refuses simulated presses on real buttons.
+            assert r.status_code == 409 and "real" in r.json["error"]
+        presses = [("press", "A", False)] if simulated else []
+        assert svc.calls == [("roll",), ("keep", [1]), *presses]
     finally:
         svc.display.close()
         svc.store.close()
+
+
+def test_oled_mirror_masks_the_pin(client, service):
+    service.display.start("http://192.0.2.7:8080/", PIN)
+    png = client.get("/api/device/oled.png").data
+    assert pixels(png) != service.display.image.tobytes()  # the table's own screen shows the PIN
+    masked = TableDisplay()
+    masked.start("http://192.0.2.7:8080/", "******")
+    assert pixels(png) == masked.image.tobytes()
+    masked.close()
 
 
 # -- with the real service in simulation -------------------------------------
@@ -210,6 +231,7 @@ def real_service(tmp_path):
 
 def test_real_service_buttons_and_dice(real_service):
     client = web.create_app(real_service).test_client()
+    client.post("/api/login", json={"pin": real_service.pin})
     info = client.get("/api/device").json
     assert info["simulated"] is True and info["buttons"] == ["A", "B", "C"]
     r = client.post("/api/device/press", json={"button": "A"})
@@ -218,7 +240,7 @@ def test_real_service_buttons_and_dice(real_service):
     r = client.post("/api/device/keep", json={"dice": [0]})
     assert r.status_code == 409 and "Beam Me Up" in r.json["error"]
     # Without the synthetic camera there is nothing to roll.
-    r = client.post("/api/device/roll")
+    r = client.post("/api/device/roll", json={})
     assert r.status_code == 409 and "camera" in r.json["error"]
     png = client.get("/api/device/oled.png")
     assert png.status_code == 200 and png.data.startswith(b"\x89PNG")

@@ -45,7 +45,7 @@ class Recorder:
         self.pin = pin
         self.seen: list[bytes] = []
         self._sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self._sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: t\r\n\r\n")
+        self._sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         self._stream = bytearray()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

@@ -231,7 +231,9 @@ def server(service):
 def open_stream(port: int, last_id: int | None = None) -> socket.socket:
     sock = socket.create_connection(("127.0.0.1", port), timeout=5)
     extra = f"Last-Event-ID: {last_id}\r\n" if last_id is not None else ""
-    sock.sendall(f"GET /api/events HTTP/1.1\r\nHost: t\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
+    sock.sendall(
+        f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{extra}\r\n".encode()
+    )
     return sock
 
 
@@ -276,7 +278,7 @@ def test_commands_and_resume_through_waitress(server, service):
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(
             (
-                "POST /api/commands HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                "POST /api/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 f"X-Table-Pin: {PIN}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}"
             ).encode()
         )
@@ -301,7 +303,8 @@ def test_display_events_carry_the_mirror_version_and_never_the_coin(service):
         first = stream.next_event()
         assert first["event"] == "display"
         mirror = json.loads(first["data"])["version"]
-        assert mirror == int(client.get("/api/device/oled.png").headers["X-Display-Version"])
+        png = client.get("/api/device/oled.png", headers={"X-Table-Pin": str(service.pin)})
+        assert mirror == int(png.headers["X-Display-Version"])
         # Nothing new on the mirror: no event. The coin up: no event either.
         service.table.publish("display", {"version": service.display.version})
         service.display.coin("alien")

@@ -20,15 +20,22 @@ DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT": 15.0,  # seconds between comment lines on an idle event stream
     "SSE_QUEUE": 1000,  # events a slow viewer may fall behind before it gets "missed"
     "SSE_MAX_STREAMS": 56,  # open event streams at once (web.server sizes this to its threads)
+    "SSE_PER_CLIENT": 6,  # open event streams per client address (a browser opens at most 6)
+    "SSE_TV_SLOTS": 1,  # streams kept for the TV scoreboard (/tv), whoever holds the rest
     "PIN_ATTEMPTS": 5,  # wrong PINs allowed per client ...
     "PIN_WINDOW": 60.0,  # ... in this many seconds
+    "PIN_TABLE_ATTEMPTS": 10,  # wrong PINs from never-signed-in clients together, at once ...
+    "PIN_TABLE_REFILL": 60.0,  # ... then one more every this many seconds
+    "SESSION_SECONDS": 24 * 3600,  # a sign-in lasts a day of play at most
     "MAX_CONTENT_LENGTH": MAX_REQUEST_BYTES,
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Strict",
     # The table serves plain HTTP on the local network, so a Secure cookie would never come back.
     "SESSION_COOKIE_SECURE": False,
     "SESSION_COOKIE_NAME": "tablepi_session",
-    "PERMANENT_SESSION_LIFETIME": 30 * 24 * 3600,
+    "PERMANENT_SESSION_LIFETIME": 24 * 3600,
+    # The cookie's lifetime counts from sign-in, not from the last page load.
+    "SESSION_REFRESH_EACH_REQUEST": False,
 }
 
 
@@ -38,7 +45,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     ``config`` overrides Flask settings and the ``DEFAULTS`` above (tests
     shorten ``SSE_HEARTBEAT``, for instance).
     """
-    from web import api, auth, device, errors, events, pages
+    from web import api, auth, device, errors, events, guard, pages
 
     app = Flask(__name__)
     app.config.update(DEFAULTS)
@@ -48,12 +55,17 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False
     app.extensions["tablepi"] = service
     app.extensions["tablepi.limiter"] = auth.AttemptLimiter(
-        app.config["PIN_ATTEMPTS"], app.config["PIN_WINDOW"]
+        app.config["PIN_ATTEMPTS"],
+        app.config["PIN_WINDOW"],
+        table_attempts=app.config["PIN_TABLE_ATTEMPTS"],
+        table_refill=app.config["PIN_TABLE_REFILL"],
     )
+    app.extensions["tablepi.revoked"] = auth.RevokedSessions(getattr(service, "data_dir", None))
     app.extensions["tablepi.oled"] = device.OledCache()
     app.extensions["tablepi.streams"] = events.StreamCount()
     app.extensions["tablepi.encoded"] = events.EncodedEvents()
 
+    guard.register(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(auth.bp)
     app.register_blueprint(events.bp)

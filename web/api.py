@@ -25,6 +25,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 
 from tablepi.games.errors import RuleError
+from tablepi.store import StoreError
 from tablepi.table import CommandError
 from web import get_service
 from web.auth import check_pin
@@ -64,6 +65,9 @@ def commands():
         return jsonify(table.submit(command, source="web"))
     except RuleError as exc:
         return jsonify(exc.to_dict()), 409
+    except StoreError as exc:
+        # Not stored means not accepted: the table changed nothing.
+        return error_response(503, str(exc), rule="store")
     except CommandError as exc:
         # With no game on the table a well-formed command conflicts with the
         # moment (409); with a game, the table found the command malformed (400).

@@ -60,7 +60,10 @@ def serve(data_dir: Path, threads: int | None, camera: bool) -> None:
     from web.server import make_server
 
     service = _service(data_dir, camera)
-    server = make_server(web.create_app(service), "127.0.0.1", 0, threads)
+    # Every viewer here comes from one address: the per-client caps that keep
+    # one device from hoarding streams and connections would refuse them.
+    app = web.create_app(service, {"SSE_PER_CLIENT": 0, "SSE_TV_SLOTS": 0})
+    server = make_server(app, "127.0.0.1", 0, threads, per_client=None)
     service.start(f"http://127.0.0.1:{server.effective_port}/")
     print(f"PORT {server.effective_port}", flush=True)
     try:

@@ -50,6 +50,16 @@ class Field:
     required: bool = True
 
 
+def encodable(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8: JSON's \\ud800 escapes can
+    make lone surrogates, which no page or file can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def integer(lo: int = -MAX_INT, hi: int = MAX_INT) -> Check:
     def check(value: Any, where: str) -> None:
         # bool is an int in Python but never a number in a command.
@@ -70,6 +80,8 @@ def string(max_len: int = MAX_STR, choices: tuple[str, ...] | None = None) -> Ch
     def check(value: Any, where: str) -> None:
         if not isinstance(value, str):
             raise Malformed(f"{where} must be a string")
+        if not encodable(value):
+            raise Malformed(f"{where} is not valid text (it holds a lone UTF-16 surrogate)")
         if len(value) > max_len:
             raise Malformed(f"{where} is longer than {max_len} characters")
         if choices is not None and value not in choices:

@@ -3,7 +3,12 @@ simulated buttons, dice roll and kept dice.
 
 While the danger coin is on the table's display, the image served here is the
 last one drawn before it, and the display version stands still: nothing a
-browser can fetch shows the coin or even that it was flipped.
+browser can fetch shows the coin or even that it was flipped. The PIN is
+masked on the image (the display draws a mirror copy without it), and the
+image itself is served only to a phone that holds the PIN.
+
+Every route here needs the PIN, in simulation too: a simulated button press
+changes the game exactly as a real one does.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 from PIL import Image
 
+from tablepi.service import Busy
+from tablepi.store import StoreError
 from web import get_service
 from web.auth import check_pin
 from web.errors import error_response
@@ -40,7 +47,7 @@ class OledCache:
         with self._lock:
             if not display.secret and display.version != self._seen:
                 seen = display.version
-                png = display.png()
+                png = display.mirror_png() if hasattr(display, "mirror_png") else display.png()
                 # Re-check after drawing: if the coin came up meanwhile, the
                 # image may hold it, so it is not kept.
                 if not display.secret and display.version == seen:
@@ -69,12 +76,17 @@ def _oled() -> OledCache:
 
 @bp.before_request
 def _check_device_access() -> Response | None:
-    """In simulation the browser is the device, so anyone at the page may press;
-    on real hardware the buttons change the game, so every POST here needs the
-    PIN. Reading the OLED image needs nothing, like watching the table."""
-    if request.method != "POST" or get_service().simulated:
-        return None
-    return check_pin()
+    """Presses, rolls and kept dice change the game, and the screen's image
+    may show what only players should see, so all of it needs the PIN. A POST
+    must be JSON, which an HTML form on another site cannot send."""
+    if request.endpoint == "device.info":
+        return None  # the display's version number only, which any viewer's event stream carries too
+    refused = check_pin()
+    if refused is not None:
+        return refused
+    if request.method == "POST" and not request.is_json:
+        return error_response(400, "send JSON (Content-Type: application/json)", rule="request")
+    return None
 
 
 def _json_object() -> dict[str, Any] | Response:
@@ -84,6 +96,10 @@ def _json_object() -> dict[str, Any] | Response:
     if not isinstance(body, dict):
         return error_response(400, "send a JSON object", rule="request")
     return body
+
+
+def _busy(exc: Exception) -> Response:
+    return error_response(429, str(exc), rule="device-busy", Retry_After="1")
 
 
 @bp.get("/api/device")
@@ -125,6 +141,10 @@ def press():
         return error_response(400, "long must be true or false")
     try:
         get_service().press(button, long=long)
+    except Busy as exc:
+        return _busy(exc)
+    except StoreError as exc:
+        return error_response(503, str(exc), rule="store")
     except RuntimeError as exc:
         return error_response(409, str(exc), rule="device")
     return jsonify({"pressed": button, "long": long})

@@ -158,6 +158,7 @@ class StreamCount:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.open = 0
+        self._by_client: dict[str, int] = {}
         self._subs: set[Any] = set()
 
     def track(self, sub: Any) -> None:
@@ -174,30 +175,41 @@ class StreamCount:
         for sub in subs:
             sub.close()
 
-    def enter(self, limit: int) -> bool:
+    def enter(self, limit: int, client: str = "", per_client: int = 0, reserved: int = 0) -> str | None:
+        """Take a slot; None when taken, else why not. At most ``per_client``
+        (0: any number) for one client, and the last ``reserved`` slots only
+        for a caller that may use them (the TV)."""
         with self._lock:
-            if self.open >= limit:
-                return False
+            if self.open >= limit - reserved:
+                return "the table has too many live viewers; retrying shortly"
+            if per_client and self._by_client.get(client, 0) >= per_client:
+                return "this device has too many live views open; close some tabs"
             self.open += 1
-            return True
+            self._by_client[client] = self._by_client.get(client, 0) + 1
+            return None
 
-    def leave(self) -> None:
+    def leave(self, client: str = "") -> None:
         with self._lock:
             self.open -= 1
+            left = self._by_client.get(client, 0) - 1
+            if left > 0:
+                self._by_client[client] = left
+            else:
+                self._by_client.pop(client, None)
 
 
-def _counted(body: Iterator[bytes], count: StreamCount) -> Iterator[bytes]:
+def _counted(body: Iterator[bytes], count: StreamCount, client: str) -> Iterator[bytes]:
     try:
         yield from body
     finally:
-        count.leave()
+        count.leave(client)
 
 
-def _busy(table: Any) -> Iterator[bytes]:
+def _busy(table: Any, message: str) -> Iterator[bytes]:
     # A short answer the browser retries by itself later, with the state meanwhile.
     yield f"retry: {BUSY_RETRY_MS}\n\n".encode()
     yield _state_event(table)
-    yield format_event("error", {"message": "the table has too many live viewers; retrying shortly"})
+    yield format_event("error", {"message": message})
 
 
 @bp.get("/api/events")
@@ -205,8 +217,18 @@ def events():
     config = current_app.config
     service = get_service()
     count: StreamCount = current_app.extensions["tablepi.streams"]
-    if not count.enter(int(config["SSE_MAX_STREAMS"])):
-        body = _busy(service.table)
+    client = request.remote_addr or "unknown"
+    # The TV's page asks for its stream as the TV; it may use the slots kept
+    # for it (each client still gets no more than its own share).
+    tv = request.args.get("view") == "tv"
+    refused = count.enter(
+        int(config["SSE_MAX_STREAMS"]),
+        client,
+        int(config.get("SSE_PER_CLIENT", 0)),
+        0 if tv else int(config.get("SSE_TV_SLOTS", 0)),
+    )
+    if refused is not None:
+        body = _busy(service.table, refused)
     else:
         body = _counted(
             stream(
@@ -219,6 +241,7 @@ def events():
                 count,
             ),
             count,
+            client,
         )
     return Response(
         body,

@@ -140,7 +140,23 @@ def _service() -> Any:
 
 
 def _public_state() -> dict[str, Any]:
-    return _service().table.public_state()
+    return printable(_service().table.public_state())
+
+
+def printable(value: Any) -> Any:
+    """``value`` with every string made writable as UTF-8: text kept from
+    before the table refused lone surrogates must not break a page."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    return value
 
 
 def _simulated() -> bool:
@@ -207,11 +223,24 @@ def device() -> str:
     return render_template("device.html", simulated=_simulated(), public=public, actions=button_actions(kind))
 
 
+def _local_pin() -> str | None:
+    """The PIN, for a browser on the table's own computer only (in simulation
+    there is no OLED to read it from). The table trusts no proxy headers, so a
+    loopback address means this very machine; the Host check keeps other
+    sites' pages from reading it through a rebound name."""
+    address = request.remote_addr or ""
+    if address == "::1" or address.startswith("127."):
+        pin = getattr(_service(), "pin", None)
+        return str(pin) if pin else None
+    return None
+
+
 @bp.route("/setup")
 def setup() -> str:
     state = _public_state()
     return render_template(
         "setup.html",
+        local_pin=_local_pin(),
         public=state,
         g=describe(state),
         layouts=beam_layouts(),

@@ -18,12 +18,24 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 # Live viewers a table is expected to carry at once, plus threads kept free
 # for page loads and commands so a full house of viewers never blocks a command.
 DEFAULT_VIEWERS = 56
 SPARE_THREADS = 8
+# Open connections at once, in all and from one address: a browser opens at
+# most six to one site, so a client holding more is hoarding them.
+CONNECTION_LIMIT = 200
+PER_CLIENT_CONNECTIONS = 24
+# A request must arrive whole (headers and body) within this many seconds of
+# its first byte, and a new connection must start one within it: a client
+# trickling bytes to keep connections open is cut off.
+REQUEST_SECONDS = 10.0
+# The server's own limits, applied before anything is read into memory or
+# spooled to disk (the app's limit would apply only after the body was read).
+MAX_HEADER_BYTES = 16 * 1024
 
 
 class TableServer:
@@ -86,11 +98,70 @@ class TableServer:
         self._server.task_dispatcher.shutdown(timeout=1)
 
 
-def make_server(app: Any, host: str = "0.0.0.0", port: int = 8080, threads: int | None = None) -> TableServer:
+def _guarded_channel(base: type, per_client: int | None, request_seconds: float) -> tuple[type, Any]:
+    """Waitress's channel, with a cap on connections per client address and
+    a clock on each request's arrival (see ``REQUEST_SECONDS``), and the
+    server's maintenance step that enforces the clock."""
+
+    class GuardedChannel(base):  # type: ignore[misc, valid-type]
+        def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
+            super().__init__(server, sock, addr, adj, map)
+            self.reading_since: float | None = time.monotonic()  # waiting for a first request
+            if per_client:
+                client = _client_of(addr)
+                same = sum(
+                    1
+                    for ch in list(server.active_channels.values())
+                    if ch is not self and _client_of(getattr(ch, "addr", None)) == client
+                )
+                if same >= per_client:
+                    # Closed at once, before it can hold anything.
+                    self.will_close = True
+                    self.handle_close()
+
+        def received(self, data: bytes) -> bool:
+            if data and self.request is None and self.reading_since is None:
+                self.reading_since = time.monotonic()
+            result = super().received(data)
+            if self.request is None:
+                self.reading_since = None  # every request read so far is complete
+            return result
+
+    def maintenance(server: Any, now: float) -> None:
+        base_maintenance(server, now)
+        cutoff = time.monotonic() - request_seconds
+        for channel in list(server.active_channels.values()):
+            since = getattr(channel, "reading_since", None)
+            if since is not None and since < cutoff and not channel.requests:
+                channel.will_close = True
+                try:
+                    channel.handle_close()
+                except OSError:
+                    pass
+
+    from waitress.server import BaseWSGIServer
+
+    base_maintenance = BaseWSGIServer.maintenance
+    return GuardedChannel, maintenance
+
+
+def _client_of(addr: Any) -> Any:
+    return addr[0] if isinstance(addr, tuple) and addr else addr
+
+
+def make_server(
+    app: Any,
+    host: str = "0.0.0.0",
+    port: int = 8080,
+    threads: int | None = None,
+    per_client: int | None = PER_CLIENT_CONNECTIONS,
+    request_seconds: float = REQUEST_SECONDS,
+) -> TableServer:
     """A waitress server for ``app``; call ``.run()`` to serve and ``.close()``
     (from any thread) to stop. ``port=0`` picks a free port (see
-    ``.effective_port``)."""
-    from waitress.server import create_server
+    ``.effective_port``). ``per_client`` caps the connections one address
+    may hold (None: no cap, for benchmarks that open many from one)."""
+    from waitress.server import BaseWSGIServer, create_server
 
     # Waitress notes every viewer who closes a page at INFO; on a table that
     # is routine, and the journal lives on an SD card.
@@ -109,8 +180,28 @@ def make_server(app: Any, host: str = "0.0.0.0", port: int = 8080, threads: int 
         # A viewer's stream carries a heartbeat at least every 15 s; a channel
         # silent for longer than this is a dead client.
         channel_timeout=60,
-        connection_limit=200,
+        connection_limit=CONNECTION_LIMIT,
+        # Looked at every second, so that a trickling client is cut off on time.
+        cleanup_interval=1,
+        # Waitress answers 413 from the Content-Length (or as a chunked body
+        # passes the limit) without reading or spooling the rest.
+        max_request_body_size=_max_body(app),
+        max_request_header_size=MAX_HEADER_BYTES,
         ident="tablepi",
         clear_untrusted_proxy_headers=True,
     )
+    channel, maintenance = _guarded_channel(BaseWSGIServer.channel_class, per_client, request_seconds)
+    # One listening socket, or several (a name with IPv4 and IPv6 addresses).
+    for dispatcher in {id(d): d for d in [*server._map.values(), server]}.values():
+        if isinstance(dispatcher, BaseWSGIServer):
+            dispatcher.channel_class = channel
+            dispatcher.maintenance = maintenance.__get__(dispatcher)
     return TableServer(server, app)
+
+
+def _max_body(app: Any) -> int:
+    from web import MAX_REQUEST_BYTES
+
+    config = getattr(app, "config", None) or {}
+    # Waitress refuses a body of exactly its limit; the app's limit is inclusive.
+    return int(config.get("MAX_CONTENT_LENGTH") or MAX_REQUEST_BYTES) + 1

@@ -100,7 +100,13 @@ def run(args: argparse.Namespace) -> int:
     serving = threading.Thread(target=server.run, name="tablepi-web", daemon=True)
     serving.start()
     mode = "simulation" if service.simulated else "Raspberry Pi"
-    print(f"TablePi ({mode}) on {address}  PIN {service.pin}", flush=True)
+    # The PIN goes to a terminal only: printed to a pipe it would land in the
+    # system journal, which is not where a secret belongs.
+    if sys.stdout.isatty():
+        print(f"TablePi ({mode}) on {address}  PIN {service.pin}", flush=True)
+    else:
+        print(f"TablePi ({mode}) on {address}", flush=True)
+        print("PIN: on the table's screen (and on /setup in a browser on this computer)", flush=True)
     print(f"data: {service.data_dir}", flush=True)
     for problem in service.problems:
         print(f"problem: {problem}", flush=True)

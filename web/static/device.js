@@ -10,7 +10,8 @@
   // Poll the display version (cheap JSON) and fetch the image only when it
   // changed; a "display" event triggers the same check at once.
   function checkDisplay() {
-    if (loading) return;
+    // The screen's image is for players only (it may show what the table shows them).
+    if (loading || !TP.authed()) return;
     fetch("/api/device", { cache: "no-store" })
       .then(function (r) { return r.json(); })
       .then(function (d) {

@@ -53,7 +53,8 @@
   // re-reads the state because events may have been missed while away.
   function connect() {
     if (!window.EventSource) { setInterval(refresh, 2000); return; }
-    var es = new EventSource("/api/events");
+    // The TV says so: the table keeps a live-view slot for it.
+    var es = new EventSource("/api/events" + (body.getAttribute("data-view") === "tv" ? "?view=tv" : ""));
     var opened = false;
     es.onopen = function () {
       setStatus("online", "live");
@@ -224,7 +225,12 @@
     });
   }
   var logout = document.getElementById("pin-forget");
-  if (logout) logout.addEventListener("click", function () { setAuthed(false); });
+  if (logout) logout.addEventListener("click", function (ev) {
+    ev.preventDefault();
+    setAuthed(false);
+    // Ends the session on the table too, not just on this page.
+    TP.post("/api/logout", {}).catch(function () { /* signed out here already */ });
+  });
 
   setAuthed(TP.authed());
   // The session cookie is the truth (it outlives this tab, and a new PIN ends it).

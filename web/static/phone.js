@@ -3,11 +3,20 @@
   "use strict";
   var TP = window.TablePi;
 
-  // A form's named fields fill in its base command: "votes.Ann" sets
-  // command.votes.Ann; data-int fields are whole numbers; empty fields are left out.
+  // Sets key on obj as plain data: a player called "__proto__" or
+  // "constructor" is a name like any other, never the object's machinery.
+  function setOwn(obj, key, value) {
+    Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
+  }
+
+  // A form's named fields fill in its base command: "kind.x" sets command.kind.x
+  // (names written by the page only). A field with data-map="votes" and
+  // data-key="<player name>" sets command.votes[<player name>]: player names
+  // are data, never split into paths. data-int fields are whole numbers;
+  // empty fields are left out.
   function formCommand(form) {
     var cmd = JSON.parse(form.getAttribute("data-form-command"));
-    var fields = form.querySelectorAll("[name]");
+    var fields = form.querySelectorAll("[name], [data-map]");
     for (var i = 0; i < fields.length; i++) {
       var el = fields[i];
       if ((el.type === "checkbox" || el.type === "radio") && !el.checked) continue;
@@ -15,6 +24,12 @@
       if (value === "") continue;
       if (el.hasAttribute("data-int")) value = parseInt(value, 10);
       if (el.hasAttribute("data-json")) value = JSON.parse(value);
+      if (el.hasAttribute("data-map")) {
+        var field = el.getAttribute("data-map");
+        if (!Object.prototype.hasOwnProperty.call(cmd, field)) setOwn(cmd, field, Object.create(null));
+        setOwn(cmd[field], el.getAttribute("data-key"), value);
+        continue;
+      }
       var path = el.name.split(".");
       var target = cmd;
       for (var j = 0; j < path.length - 1; j++) {
