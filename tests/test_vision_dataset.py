@@ -17,9 +17,9 @@ from vision.score import score
 DATASETS = ("byler-d6", "rune55-d6", "matteop65-d6")
 # dataset: (die accuracy, image accuracy, precision, photos wrong at most)
 FLOORS = {
-    "byler-d6": (0.76, 0.30, 0.98, 0.08),
-    "rune55-d6": (0.65, 0.46, 0.93, 0.04),
-    "matteop65-d6": (0.88, 0.69, 0.97, 0.05),
+    "byler-d6": (0.81, 0.36, 0.99, 0.04),
+    "rune55-d6": (0.70, 0.52, 0.98, 0.025),
+    "matteop65-d6": (0.91, 0.75, 0.99, 0.012),
 }
 
 
@@ -41,10 +41,10 @@ def test_reader_keeps_its_accuracy_on_every_dataset(results: dict[str, Result], 
 
 @pytest.mark.parametrize("name", DATASETS)
 def test_sure_readings_are_mostly_right(results: dict[str, Result], name: str) -> None:
-    # Confidence is a probability: readings graded 0.97 or more are right at least 97% of the time.
+    # Confidence is a probability: readings graded 0.97 or more are right at least 98.5% of the time.
     top = results[name].reliability[-1]
     assert top["readings"] > 50
-    assert top["right"] >= 0.97, results[name].reliability
+    assert top["right"] >= 0.985, results[name].reliability
 
 
 def test_scorer_agrees_with_the_dataset_tool(results: dict[str, Result], shared_dir: Path) -> None:

@@ -21,12 +21,28 @@ from vision.finder import Spot
 
 MODEL = Path(__file__).resolve().parent / "models" / "confidence.json"
 
-FEATURES = ("finder", "lead", "agreement", "score", "residual", "contrast", "log_side", "one", "six")
+FEATURES = (
+    "finder",
+    "lead",
+    "agreement",
+    "score",
+    "residual",
+    "contrast",
+    "slant",
+    "sharpness",
+    "verified",
+    "verifier_lead",
+    "unreadable",
+    "log_side",
+    "one",
+    "six",
+)
 
 
 def features(spot: Spot, reading: FaceReading) -> np.ndarray:
     """The measurements the model weighs, in the order of ``FEATURES``."""
     heat = min(max(spot.score, 1e-4), 1 - 1e-4)
+    opinion = reading.opinion if reading.opinion is not None else np.full(7, 1 / 7)
     return np.array(
         [
             math.log(heat / (1 - heat)),
@@ -35,6 +51,12 @@ def features(spot: Spot, reading: FaceReading) -> np.ndarray:
             max(reading.score, -40.0),
             min(reading.residual, 2.0),
             math.log1p(reading.contrast),
+            min(reading.slant, 3.0),
+            reading.sharpness,
+            math.log(float(opinion[reading.value]) + 1e-3),
+            math.log(float(opinion[reading.value]) + 1e-3)
+            - math.log(float(np.delete(opinion, reading.value).max()) + 1e-3),
+            math.log(float(opinion[0]) + 1e-3),
             math.log(max(spot.side, 1.0)),
             float(reading.value == 1),
             float(reading.value == 6),

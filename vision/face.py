@@ -71,6 +71,9 @@ class FaceReading:
     residual: float
     pips: np.ndarray  # complex positions in frame pixels
     agreement: float = 1.0  # share of the sizes read that gave this value
+    slant: float = 1.0  # how much longer the pip grid is one way than the other
+    sharpness: float = 0.0  # see ``sharpness``
+    opinion: np.ndarray | None = None  # the verifier's probabilities (``vision.verify``)
 
 
 def face_crop(image: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
@@ -242,12 +245,29 @@ def _read_centred(image: np.ndarray, x: float, y: float, side: float) -> list[Fa
 
 
 def _read_at(image: np.ndarray, x: float, y: float, side: float) -> FaceReading | None:
-    maps = pip_maps(face_crop(image, x, y, side))
+    crop = face_crop(image, x, y, side)
+    maps = pip_maps(crop)
     strength = blob_strength(maps)
     # A face's pips are all darker or all lighter: the map that explains them best is read.
     readings = [_read_map(maps[:, :, i], strength[:, :, i], x, y, side) for i in range(maps.shape[2])]
     readings = [r for r in readings if r is not None]
-    return max(readings, key=lambda r: r.score) if readings else None
+    if not readings:
+        return None
+    best = max(readings, key=lambda r: r.score)
+    best.sharpness = sharpness(crop)
+    return best
+
+
+def sharpness(crop: np.ndarray) -> float:
+    """How sharp the die's edges are: the steepest steps of lightness over its range
+    (a blurred or moving die steps over several pixels)."""
+    grey = crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    grey = grey.astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx * gx + gy * gy)
+    lo, hi = np.percentile(grey, (5, 95))
+    return float(np.percentile(mag, 98) / (8.0 * max(hi - lo, 8.0)))
 
 
 def _table(n: int) -> tuple[list[tuple[int, np.ndarray]], np.ndarray, np.ndarray]:
@@ -298,4 +318,7 @@ def _read_map(pmap: np.ndarray, strength: np.ndarray, x: float, y: float, side: 
     k = T.FACE_PX / side
     pips = x + 1j * y + z[member[i] > 0] / k
     contrast = float(np.median(pmap[pmap > 0])) if (pmap > 0).any() else 0.0
-    return FaceReading(value, min(lead, T.LEAD_ALONE), float(score[i]), contrast, float(r[i]), pips)
+    slant = float(big[i] / small[i]) if value > 1 and small[i] > 0 else 1.0
+    return FaceReading(
+        value, min(lead, T.LEAD_ALONE), float(score[i]), contrast, float(r[i]), pips, slant=slant
+    )

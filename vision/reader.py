@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision import confidence, face, finder
+from vision import confidence, face, finder, verify
 from vision import tunables as T
 from vision.die import Die
 
@@ -50,7 +50,11 @@ def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
         reading = face.read_face(image, spot.x, spot.y, spot.side)
         if reading is not None:
             read.append((spot, reading))
-    return _one_per_die(read)
+    read = _one_per_die(read)
+    opinions = verify.opinions(image, [(s.x, s.y, s.side) for s, _ in read])
+    for (_, reading), opinion in zip(read, opinions, strict=True):
+        reading.opinion = opinion
+    return read
 
 
 def _one_per_die(read: list) -> list:
@@ -71,5 +75,11 @@ def _one_per_die(read: list) -> list:
             np.min(np.abs(reading.pips - complex(read[j][0].x, read[j][0].y))) < T.PIP_MATCH * big.side
             for j in inner
         )
-        drop.update(inner if on_pips else [i])
+        # Or pip-sized, no more than a face has, and the large spot the surer of being a die.
+        pip_like = (
+            len(inner) <= 6
+            and all(read[j][0].side <= T.PIP_SIZE * big.side for j in inner)
+            and big.score >= max(read[j][0].score for j in inner)
+        )
+        drop.update(inner if on_pips or pip_like else [i])
     return [r for i, r in enumerate(read) if i not in drop]

@@ -81,5 +81,7 @@ DIE_MIN = 0.5
 # cluster of them seen whole).
 INNER = 0.6
 PIP_MATCH = 0.12
+# A pip seen as a spot is at most this share of its die's side.
+PIP_SIZE = 0.3
 # Spots the finder is less sure than this are a die are not read at all.
 FINDER_MIN = 0.3

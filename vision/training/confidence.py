@@ -2,41 +2,46 @@
 
     python -m vision.training.confidence --datasets ../shared/datasets
 
-Every place the finder marks in every train photo is read as the table reads
-it; a reading is right when it lies on a labelled die and has its value. A
-logistic regression over ``vision.confidence.FEATURES`` then gives the
-probability of being right. Each dataset weighs the same, however many dice
-it holds, so that no one camera sets the model. Needs only NumPy.
+Every place the finder marks in the train photos the face verifier was not
+trained on (every ``HELD_BACK``-th) is read as the table reads it, so that its
+opinions are weighed as they are on photos it never saw; a reading is right
+when it lies on a labelled die and has its value. A logistic regression
+over ``vision.confidence.FEATURES`` then gives the probability of being
+right. Each dataset weighs the same, however many dice it holds, so that no
+one camera sets the model.
+
+Frames the project renders itself (``vision.synth``: the simulated camera's
+flat dice on every kind of table, and dice cocked, half hidden or blurred,
+whose readings count as wrong whatever they read) are a source of their own,
+so that the grade is honest on the simulated camera too and refuses what
+cannot be read. Needs only NumPy.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision import confidence, reader
-from vision.datasets import load_photos
 from vision.evaluate import _match
+from vision.training.sources import HELD_BACK, photos, rendered
 
 
-def readings(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features of every reading in the labelled photos of ``folder``, whether it
+def readings(source: Iterable[tuple[np.ndarray, list[dict]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features of every reading of the labelled frames of ``source``, whether it
     lies on a labelled die, and whether it also has that die's value."""
     xs, dice, ys = [], [], []
-    for photo in load_photos(folder):
-        image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
-        if image is None:
-            continue
+    for image, labels in source:
         found = []
         for spot, reading in reader.readings(image):
             half = spot.side / 2
             box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
             found.append(({"value": reading.value, "box": box}, confidence.features(spot, reading)))
-        labels = [{"value": v, "box": list(b)} for v, b in photo.dice]
         matched = _match(labels, [d for d, _ in found])
         for j, (d, f) in enumerate(found):
             i = matched.get(j)
@@ -71,14 +76,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--datasets", type=Path, required=True, help="the folder holding the datasets")
     ap.add_argument("--out", type=Path, default=confidence.MODEL)
     ap.add_argument("--leave-out", help="a dataset to leave out of the fit")
+    ap.add_argument("--rendered", type=int, default=300, help="rendered frames to fit on too (0: none)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     xs, ds, ys, ws = [], [], [], []
-    for folder in sorted(p for p in args.datasets.iterdir() if (p / "train" / "labels.json").is_file()):
-        if folder.name == args.leave_out:
-            continue
-        x, d, y = readings(folder / "train")
-        print(f"{folder.name}: {len(y)} readings, {d.mean():.3f} on dice, {y.mean():.3f} right", flush=True)
+    sources = {
+        folder.name: photos(folder / "train", only=HELD_BACK)
+        for folder in sorted(p for p in args.datasets.iterdir() if (p / "train" / "labels.json").is_file())
+        if folder.name != args.leave_out
+    }
+    if args.rendered:
+        sources["rendered"] = rendered(args.rendered)
+    for name, source in sources.items():
+        x, d, y = readings(source)
+        print(f"{name}: {len(y)} readings, {d.mean():.3f} on dice, {y.mean():.3f} right", flush=True)
         xs.append(x)
         ds.append(d)
         ys.append(y)

@@ -1,0 +1,133 @@
+"""The reader's parts one by one: the finder's pyramid, the layout fits, the face
+reading, the verifier's crops, the confidence fit and the robustness transforms."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import face, finder, verify
+from vision import tunables as T
+from vision.datasets import Photo
+from vision.finder import Spot
+from vision.robust import TRANSFORMS
+from vision.synth import background, draw_die
+from vision.training.confidence import fit_logistic
+
+
+def test_the_pyramid_halves_from_the_finest_level_down() -> None:
+    for shape in [(480, 640), (3000, 4000), (384, 384), (100, 60)]:
+        scales = finder.levels(shape)
+        assert scales[0] == pytest.approx(min(1.0, T.FINEST / max(shape)))
+        assert all(b == pytest.approx(a / 2) for a, b in zip(scales, scales[1:], strict=False))
+        assert max(shape) * scales[-1] >= T.COARSEST or len(scales) == 1
+    # an 8 MP frame costs what a webcam frame does: the same finest level
+    assert max(3000, 4000) * finder.levels((3000, 4000))[0] == pytest.approx(
+        max(480, 640) * finder.levels((480, 640))[0]
+    )
+
+
+def test_suppression_keeps_one_spot_per_die_but_a_dies_pips_apart() -> None:
+    die = Spot(100, 100, 60, 0.9)
+    same_die_other_level = Spot(104, 98, 66, 0.7)
+    pip = Spot(85, 85, 12, 0.8)  # much smaller: left for the reader to resolve
+    neighbour = Spot(170, 100, 60, 0.6)
+    kept = finder._suppress([same_die_other_level, pip, die, neighbour])
+    assert die in kept and pip in kept and neighbour in kept
+    assert same_die_other_level not in kept
+
+
+@pytest.mark.parametrize("value", range(2, 7))
+@pytest.mark.parametrize("slant", [1.0, 0.7])
+def test_a_layout_fits_its_own_pips_exactly(value: int, slant: float) -> None:
+    # The value's pips turned, scaled and squashed as a die seen at a slant
+    turn = np.exp(1j * 0.4)
+    grid = {v: face._RING[v] + ([(0, 0)] if face._CENTRE[v] else []) for v in face._RING}
+    pts = np.array([complex(x, y * slant) * turn * 7 + (20 + 20j) for x, y in grid[value]])
+    rng = np.random.default_rng(value)
+    pts = pts[rng.permutation(len(pts))][None, :]
+    centre, cols, residual = face._fit(value, pts)
+    assert residual[0] == pytest.approx(0, abs=1e-6)
+    assert centre[0] == pytest.approx(20 + 20j)
+    big, small = face._singular(cols)
+    # two or three pips in a line fix only a turn and a scale: no slant to measure
+    assert small[0] / big[0] == pytest.approx(slant if value >= 4 else 1.0, rel=1e-6)
+
+
+def test_a_square_of_pips_is_no_six() -> None:
+    # Four corners and two pips in the middle of the face are a 6 only if they sit on its sides.
+    wrong = np.array([[-7 - 7j, 7 - 7j, 7 + 7j, -7 + 7j, 0 + 3j, 0 - 3j]])
+    assert face._fit(6, wrong)[2][0] > 0.2
+
+
+@pytest.mark.parametrize("side", [25, 40, 90, 200, 400])
+@pytest.mark.parametrize("value", range(1, 7))
+def test_read_face_reads_a_rendered_die_of_any_size(value: int, side: int) -> None:
+    n = int(side * 2.2)
+    img = background(n, n, "wood", np.random.default_rng(side))
+    draw_die(img, value, (n / 2, n / 2), side, 17.0)
+    reading = face.read_face(img, n / 2, n / 2, side)
+    assert reading is not None and reading.value == value
+    assert len(reading.pips) == value
+    assert reading.lead > 0
+
+
+def test_the_verifiers_crop_puts_the_die_in_the_middle_at_its_size() -> None:
+    img = np.full((400, 600, 3), 200, np.uint8)
+    cv2.rectangle(img, (300, 100), (380, 180), (0, 0, 0), -1)  # an 80 px square
+    crop = verify.crop(img, 340, 140, 80)
+    assert crop.shape == (verify.WINDOW, verify.WINDOW)
+    dark = np.argwhere(crop < 100)
+    lo, hi = dark.min(axis=0), dark.max(axis=0)
+    assert np.all(np.abs(hi - lo + 1 - verify.SIDE_PX) <= 1)
+    assert np.all(np.abs((lo + hi) / 2 - (verify.WINDOW - 1) / 2) <= 1)
+    # a die in an 8 MP frame is shrunk by area first: the same crop
+    big = cv2.resize(img, None, fx=5, fy=5, interpolation=cv2.INTER_NEAREST)
+    assert np.abs(verify.crop(big, 1700, 700, 400).astype(int) - crop.astype(int)).mean() < 8
+
+
+def test_the_verifier_knows_a_die_from_the_table() -> None:
+    img = background(640, 480, "wood", np.random.default_rng(3))
+    places = []
+    for k, value in enumerate(range(1, 7)):
+        draw_die(img, value, (80 + 95 * k, 160), 60, 10.0 * k)
+        places.append((80 + 95 * k, 160, 60))
+    places.append((320, 380, 60))  # bare wood
+    p = verify.opinions(img, places)
+    assert p.shape == (7, 7)
+    assert np.allclose(p.sum(axis=1), 1, atol=1e-4)
+    assert list(p[:6].argmax(axis=1)) == [1, 2, 3, 4, 5, 6]
+    assert p[6].argmax() == 0
+    assert verify.opinions(img, []).shape == (0, 7)
+
+
+def test_the_logistic_fit_recovers_the_weights_it_was_drawn_with() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 1, (20_000, 3)) * [1.0, 3.0, 0.5] + [0.0, 2.0, 0.0]
+    truth, bias = np.array([1.5, -0.5, 2.0]), -0.3
+    y = (rng.random(len(x)) < 1 / (1 + np.exp(-(x @ truth + bias)))).astype(float)
+    weights, got_bias = fit_logistic(x, y, np.ones(len(x)), l2=1e-6)
+    assert np.allclose(weights, truth, atol=0.1)
+    assert got_bias == pytest.approx(bias, abs=0.1)
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_a_transform_moves_the_labels_with_the_dice(name: str) -> None:
+    img = background(320, 240, "plain", np.random.default_rng(1))
+    die = draw_die(img, 5, (100, 90), 40, 0.0, (30, 30, 200), (250, 250, 250))
+    photo = Photo(Path("p.png"), ((5, tuple(die.box)),))
+    out, moved = TRANSFORMS[name](img.copy(), photo)
+    ((value, (x0, y0, x1, y1)),) = moved.dice
+    assert value == 5
+    patch = out[
+        int(y0 + 0.3 * (y1 - y0)) : int(y1 - 0.3 * (y1 - y0)),
+        int(x0 + 0.3 * (x1 - x0)) : int(x1 - 0.3 * (x1 - x0)),
+    ]
+    # the middle of the moved box is still the red die's face (redder than the table, whatever the light)
+    red = patch[:, :, 2].astype(float) - patch[:, :, 0]
+    assert patch.size and np.median(red) > 60, name
+    assert math.isclose((x1 - x0) / (y1 - y0), 1.0, rel_tol=0.05)

@@ -1,0 +1,54 @@
+"""The labelled frames training reads: the datasets' train photos and frames the project renders."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.datasets import load_photos
+
+# Every N-th train photo is left out of the face verifier's training, so that
+# the confidence grade is fitted on opinions of photos the verifier never saw.
+HELD_BACK = 4
+
+
+def photos(folder: Path, only: int = 0, skip: int = 0) -> Iterator[tuple[np.ndarray, list[dict]]]:
+    """The labelled photos of ``folder`` as (image, labels): with ``only`` N, every N-th
+    photo only; with ``skip`` N, all but those."""
+    for k, photo in enumerate(load_photos(folder)):
+        if (only and k % only) or (skip and not k % skip):
+            continue
+        image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
+        if image is not None:
+            yield image, [{"value": v, "box": list(b)} for v, b in photo.dice]
+
+
+def rendered(count: int, seed: int = 10_000) -> Iterator[tuple[np.ndarray, list[dict]]]:
+    """Rendered frames as (image, labels); a troubled die's label has value 0 (no reading is right)."""
+    from vision.synth import EMPTY_KINDS, background, scene, trouble_scene
+
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        kind = EMPTY_KINDS[i % len(EMPTY_KINDS)]
+        size = float(rng.uniform(30, 110))
+        values = [int(v) for v in rng.integers(1, 7, int(rng.integers(1, 6)))]
+        which = i % 5
+        try:
+            if which == 0:
+                yield background(640, 480, kind, rng), []
+                continue
+            if which <= 2:
+                image, placed = scene(640, 480, values, size, rng, kind)
+                bad = None
+            else:
+                trouble = ("cocked", "hidden", "blurred")[i % 3]
+                image, placed, bad = trouble_scene(640, 480, values[:3], size, rng, trouble, kind)
+        except ValueError:  # no room for these dice at this size
+            continue
+        labels = [{"value": p.value, "box": p.box} for p in placed]
+        if bad is not None:
+            labels.append({"value": 0, "box": bad.box})
+        yield image, labels
