@@ -138,7 +138,7 @@ class Service:
         # from before a restart is never mistaken for a current one.
         self.events = EventBus(first_id=time.time_ns() // 1_000_000)
         self.table = Table(self.store, clock=clock, events=self.events)
-        for problem in (self.store.problem, self.table.problem):
+        for problem in (self.store.problem, self.store.write_problem, self.table.problem):
             if problem:
                 self._report(problem, logged=True)
         self.address = ""
@@ -600,7 +600,8 @@ class Service:
         dice = regions.filter(dice, width, height)
         _, kept = regions.split(dice, width, height)
         readings = [d.to_dict() for d in dice]
-        reading = {"dice": readings, "problem": reading_problem(readings), "at": self.clock()}
+        kept_values = [d.value for d in kept] if kept else self._kept_values()
+        reading = {"dice": readings, "problem": reading_problem(readings, kept_values), "at": self.clock()}
         with self._frame_lock:
             self._frame_dice = list(dice)
         self.last_reading = reading
@@ -610,7 +611,6 @@ class Service:
         forced = self._force_next_reading
         rolled = rolled or forced
         self._force_next_reading = False
-        kept_values = [d.value for d in kept] if kept else self._kept_values()
 
         def deliver() -> None:
             controller = self.controller

@@ -163,3 +163,35 @@ def test_without_a_camera_the_oled_points_to_the_phone(tmp_path: Path) -> None:
     assert controller.note == NO_CAMERA  # still true after a roll from the phone
     controller.on_camera("ok")
     assert controller.note is None
+
+
+def test_the_same_dice_again_are_said_to_be_moved_and_b_plays_them_with_the_kept_dice(tmp_path: Path) -> None:
+    settings = {"players": [{"name": "Ann"}, {"name": "Ben"}], "advantage": False}
+    table, display, controller, _ = _setup(tmp_path, settings)
+    assert controller.on_reading(_dice([2, 3, 3, 5, 6]))
+    # the two 3s set aside, the other three thrown: they happen to show 2, 5, 6 again
+    assert controller.on_reading(_dice([6, 5, 3, 3, 2]), kept=[3, 3]) is False
+    assert display.screen == "error" and "Same dice as the last roll" in controller.note
+    assert table.seq == 1
+    controller.on_button("roll")  # B: take it as a new roll
+    assert _view(table)["roll"] == 2
+    (logged,) = [c.command for c in table.store.commands(table.game_id)][-1:]
+    assert logged["kept"] == [3, 3]  # the forced read keeps the dice set aside
+
+
+@pytest.mark.parametrize(
+    "kept, problem",
+    [([3, 3], None), ([3], None), ([4], "The dice set aside (4) do not show"), ([3, 3, 3], "(3 3 3)")],
+)
+def test_a_die_set_aside_must_still_show_its_value(kept: list[int], problem: str | None) -> None:
+    found = reading_problem(_dice([2, 3, 3, 5, 6]), kept)
+    assert found == problem if problem is None else problem in found
+
+
+def test_a_reading_that_changes_a_kept_die_is_refused(tmp_path: Path) -> None:
+    settings = {"players": [{"name": "Ann"}, {"name": "Ben"}], "advantage": False}
+    table, display, controller, _ = _setup(tmp_path, settings)
+    assert controller.on_reading(_dice([2, 3, 3, 5, 6]))
+    assert controller.on_reading(_dice([2, 3, 4, 5, 1]), kept=[3, 3]) is False  # one 3 now reads 4
+    assert "set aside (3 3)" in controller.note and display.screen == "error"
+    assert _view(table)["roll"] == 1

@@ -33,14 +33,21 @@ ERROR_SECONDS = 3.0
 NO_CAMERA = "No camera: enter rolls on a phone"
 
 
-def reading_problem(dice: list[dict[str, Any]]) -> str | None:
-    """Why a reading cannot be taken as a roll, in words for the OLED; None if it can."""
+def reading_problem(dice: list[dict[str, Any]], kept: list[int] | None = None) -> str | None:
+    """Why a reading cannot be taken as a roll, in words for the OLED; None if it can.
+
+    The table knows how many dice there are (five, the ones set aside among
+    them), so a reading of another count is refused rather than guessed at,
+    and so is one in which a die set aside shows another value."""
     if len(dice) != DICE:
         return f"Read {len(dice)} dice, need {DICE}. Roll again or fix it on a phone."
     unsure = [i + 1 for i, d in enumerate(dice) if float(d.get("confidence", 0)) < MIN_CONFIDENCE]
     if unsure:
         which = ", ".join(map(str, unsure))
         return f"Die {which} unclear. Roll again or fix it on a phone."
+    if kept and Counter(kept) - Counter(int(d["value"]) for d in dice):
+        aside = " ".join(map(str, sorted(kept)))
+        return f"The dice set aside ({aside}) do not show. Put them back as they were or fix it on a phone."
     return None
 
 
@@ -83,6 +90,7 @@ class BeamMeUpController:
         self.picked: list[str] = []  # advantage columns picked so far
         self.note: str | None = None  # a problem with the last reading, until the next roll
         self.last_reading: list[int] | None = None
+        self.last_kept: list[int] = []  # the dice set aside when last_reading was read
         self.camera_ok = True
         self._state: dict[str, Any] | None = None
         self._signature: tuple | None = None
@@ -147,10 +155,11 @@ class BeamMeUpController:
         state = self._state
         if state is None or state.get("phase") != "rolling":
             return False
-        problem = reading_problem(dice)
+        problem = reading_problem(dice, kept)
         if not play:
             if problem is None:
                 self.last_reading = [int(d["value"]) for d in dice]
+                self.last_kept = list(kept or [])
             return False
         if problem:
             self.note = problem
@@ -159,7 +168,11 @@ class BeamMeUpController:
             return False
         values = [int(d["value"]) for d in dice]
         self.last_reading = values
+        self.last_kept = list(kept or [])
         if not forced and state.get("dice") is not None and Counter(values) == Counter(state["dice"]):
+            # Most likely the dice were moved about (to the keep area, say), not rolled.
+            self.note = "Same dice as the last roll: taken as moved. Press B to play it as a new roll."
+            self._show_error(self.note)
             return False
         if state.get("roll", 0) >= state.get("max_rolls", 3):
             self._show_error("Three rolls done: pick an option (A) or end the turn (hold B).")
@@ -215,7 +228,8 @@ class BeamMeUpController:
         if not self.camera_ok:
             self._show_error("No camera: enter the roll on a phone.")
         elif self.last_reading is not None:
-            self.on_reading([{"value": v, "confidence": 1.0} for v in self.last_reading], forced=True)
+            reading = [{"value": v, "confidence": 1.0} for v in self.last_reading]
+            self.on_reading(reading, self.last_kept, forced=True)
         else:
             self._show_error("Roll the dice in the tray.")
 

@@ -68,7 +68,7 @@ def crops_of(
         for cx, cy, s, v in dice:
             for _ in range(2):
                 jx, jy = rng.normal(0, 0.06 * s, 2)
-                js = s * math.exp(rng.normal(0, 0.08))
+                js = s * math.exp(rng.normal(0, 0.15))
                 xs.append(verify.crop(grey, cx + jx, cy + jy, js, STORED))
                 ys.append(v)
             # What the die is not: a window on one of its pips, one off its centre,
