@@ -33,14 +33,16 @@ ERROR_SECONDS = 3.0
 NO_CAMERA = "No camera: enter rolls on a phone"
 
 
-def reading_problem(dice: list[dict[str, Any]], kept: list[int] | None = None) -> str | None:
+def reading_problem(
+    dice: list[dict[str, Any]], kept: list[int] | None = None, count: int = DICE
+) -> str | None:
     """Why a reading cannot be taken as a roll, in words for the OLED; None if it can.
 
     The table knows how many dice there are (five, the ones set aside among
     them), so a reading of another count is refused rather than guessed at,
     and so is one in which a die set aside shows another value."""
-    if len(dice) != DICE:
-        return f"Read {len(dice)} dice, need {DICE}. Roll again or fix it on a phone."
+    if len(dice) != count:
+        return f"Read {len(dice)} dice, need {count}. Roll again or fix it on a phone."
     unsure = [i + 1 for i, d in enumerate(dice) if float(d.get("confidence", 0)) < MIN_CONFIDENCE]
     if unsure:
         which = ", ".join(map(str, unsure))
