@@ -135,6 +135,15 @@ def _free_bytes(folder: Path) -> int | None:
     return st.f_bavail * st.f_frsize
 
 
+class _ReadOnly(sqlite3.DatabaseError):
+    """The database is there but the table may not write to it."""
+
+
+def _read_only_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text
+
+
 def _write_failure(path: Path, exc: sqlite3.Error) -> str:
     """A failed write, in words that say what to do about it."""
     text = str(exc)
@@ -168,6 +177,12 @@ class Store:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = self._open()
+        except _ReadOnly as exc:
+            # A folder the table may not write to is not damage: read the
+            # games as they are, and refuse every change with the reason.
+            self._conn = self._open_read_only()
+            self.write_problem = _write_failure(self.path, sqlite3.OperationalError(str(exc)))
+            log.error("%s", self.write_problem)
         except sqlite3.DatabaseError as exc:
             try:
                 self.moved_aside = self._move_aside()
@@ -219,7 +234,17 @@ class Store:
                 raise sqlite3.DatabaseError(f"database schema {version[0]} is newer than this program")
         except (sqlite3.DatabaseError, ValueError) as exc:
             conn.close()
+            if header is not None and _read_only_error(exc):
+                raise _ReadOnly(str(exc)) from exc
             raise sqlite3.DatabaseError(str(exc)) from exc
+        return conn
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        # immutable: nothing can take SQLite's locks in a read-only folder,
+        # and nothing else writes this file while the table has it open.
+        uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10)
+        conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         return conn
 
     def _move_aside(self) -> Path:
@@ -266,6 +291,11 @@ class Store:
         if self.lost is not None:
             self.write_problem = self.lost
             raise StoreError(self.lost)
+
+    def check_file(self) -> None:
+        """Raise ``StoreError`` if the database file is gone or replaced."""
+        with self._lock:
+            self._check_file()
 
     def health(self) -> str | None:
         """Why the store cannot take commands now, or None when it can."""

@@ -238,6 +238,10 @@ class Table:
             raise CommandError(
                 f"{', '.join(sorted(secret))}: secret information is never recorded; leave it out"
             )
+        # A table whose database is gone takes nothing, legal or not.
+        check_file = getattr(self.store, "check_file", None)
+        if check_file is not None:
+            check_file()
         with self._lock:
             if ctype == "new_game":
                 return self._new_game(command)
@@ -441,6 +445,14 @@ class Table:
         in_effect = effective(types)
         seq = types[-1][0] if types else 0
         self._forget_played()
+        # How many commands were in effect at each snapshot, from the one pass
+        # over the log (asking per snapshot would read the log again each time).
+        snapshots = set(self.store.snapshot_seqs(game_id, seq))
+        depth = 0
+        for cseq, ctype in types:
+            depth = depth - 1 if ctype == "undo" else depth + 1
+            if cseq in snapshots:
+                self._snapshot_depth[cseq] = depth
         self._kind, self._game_id = record.kind, game_id
         game = self._state_at(game_id, record.kind, array("q", in_effect), seq)
         self._game = game

@@ -228,9 +228,14 @@ def _signed_in() -> bool:
     sid, issued = session.get("sid"), session.get("at")
     if not isinstance(sid, str) or isinstance(issued, bool) or not isinstance(issued, int | float):
         return False
-    if not 0 <= time.time() - issued < _session_seconds():
+    if not 0 <= now() - issued < _session_seconds():
         return False
     return sid not in _revoked()
+
+
+def now() -> float:
+    """The wall clock sessions are dated by (tests move it)."""
+    return time.time()
 
 
 def _session_seconds() -> float:
@@ -278,7 +283,7 @@ def login():
     session.permanent = True
     session["pin"] = _pin_tag(_pin())
     session["sid"] = secrets.token_urlsafe(16)
-    session["at"] = time.time()
+    session["at"] = now()
     return jsonify({"signed_in": True})
 
 

@@ -115,9 +115,9 @@ def _guarded_channel(base: type, per_client: int | None, request_seconds: float)
                     if ch is not self and _client_of(getattr(ch, "addr", None)) == client
                 )
                 if same >= per_client:
-                    # Closed at once, before it can hold anything.
+                    # Closed on the loop's next turn, before it can hold anything
+                    # (closing here could pull a socket out from under the poll).
                     self.will_close = True
-                    self.handle_close()
 
         def received(self, data: bytes) -> bool:
             if data and self.request is None and self.reading_since is None:
@@ -133,11 +133,9 @@ def _guarded_channel(base: type, per_client: int | None, request_seconds: float)
         for channel in list(server.active_channels.values()):
             since = getattr(channel, "reading_since", None)
             if since is not None and since < cutoff and not channel.requests:
+                # Waitress closes it when it next looks at it; closing it here,
+                # while the loop gathers sockets to poll, would break the loop.
                 channel.will_close = True
-                try:
-                    channel.handle_close()
-                except OSError:
-                    pass
 
     from waitress.server import BaseWSGIServer
 
@@ -183,6 +181,8 @@ def make_server(
         connection_limit=CONNECTION_LIMIT,
         # Looked at every second, so that a trickling client is cut off on time.
         cleanup_interval=1,
+        # poll() has no limit on descriptors; select() fails past 1024 sockets.
+        asyncore_use_poll=True,
         # Waitress answers 413 from the Content-Length (or as a chunked body
         # passes the limit) without reading or spooling the rest.
         max_request_body_size=_max_body(app),

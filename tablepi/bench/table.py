@@ -4,6 +4,12 @@ Each command is validated by the rules, committed to SQLite (WAL,
 synchronous=FULL, one transaction per command), applied and published to a
 subscriber, on a temporary data folder. The figure depends mostly on how
 fast the disk completes an fsync.
+
+Then one long game of They Came From Outer Space (``--long``, 50,000
+commands by default): the process's memory (RSS) and the command latency
+early and late in the game, takebacks late in the game (including a run of
+them longer than the game keeps in memory), the snapshot's size and the
+resume. A game's memory and per-command cost must not grow with its length.
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--commands", type=int, default=1000, help="commands to play (default 1000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random Beam Me Up games")
     parser.add_argument("--dir", help="data folder to use (default: a temporary one)")
+    parser.add_argument(
+        "--long", type=int, default=50_000, help="commands in one long Outer Space game (0: none)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,4 +82,123 @@ def run(args: argparse.Namespace) -> int:
         f"  resume after a restart: {resume_ms:.1f} ms "
         f"(open, check, snapshot + replay to command {resumed_seq})"
     )
+    long = int(getattr(args, "long", 0) or 0)
+    if long > 0:
+        report = long_game(long, getattr(args, "dir", None))
+        print(format_long(report))
     return 0
+
+
+PLAYERS = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
+WINDOW = 1000  # commands in each latency sample
+
+
+def rss_mb() -> float:
+    """This process's resident memory now, in MB."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the peak, where /proc is missing
+
+
+def _missions():
+    """Outer Space commands forever: the first leader, then missions of a
+    partner, the timer, the phases to the Bridge and a vote for the next
+    leader."""
+    leader = 0
+    yield {"type": "leader", "player": PLAYERS[leader]}
+    while True:
+        partner = (leader + 1) % len(PLAYERS)
+        nxt = (leader + 2) % len(PLAYERS)
+        yield {"type": "partner", "player": PLAYERS[partner]}
+        yield {"type": "timer_start"}
+        for _ in range(3):
+            yield {"type": "next_phase"}
+        yield {"type": "vote", "votes": {PLAYERS[nxt]: 3}}
+        leader = nxt
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000
+
+
+def long_game(total: int, folder: str | None = None) -> dict[str, float]:
+    """Play ``total`` commands in one Outer Space game; the figures as a dict."""
+    import sqlite3
+
+    from tablepi.store import DB_NAME, Store
+    from tablepi.table import Table
+
+    with tempfile.TemporaryDirectory(dir=folder) as data_dir:
+        store = Store(data_dir)
+        table = Table(store)
+        sub = table.subscribe(maxsize=10)  # a viewer that falls behind, as a real one may
+        table.start_game("outer_space", {"players": PLAYERS}, source="cli")
+        commands = _missions()
+        latencies: list[float] = []
+        rss_start = rss_mb()
+        rss_early = rss_half = 0.0
+        for n in range(total):
+            command = next(commands)
+            t0 = time.perf_counter()
+            table.submit(command, "cli")
+            latencies.append(time.perf_counter() - t0)
+            if n == min(total, WINDOW) - 1:
+                rss_early = rss_mb()
+            if n == total // 2:
+                rss_half = rss_mb()
+            sub.get(timeout=0)
+        rss_end = rss_mb()
+        undo: list[float] = []
+        for _ in range(40):  # longer than the game keeps in memory
+            t0 = time.perf_counter()
+            table.submit({"type": "undo"}, "cli")
+            undo.append(time.perf_counter() - t0)
+        sub.close()
+        store.close()
+        conn = sqlite3.connect(f"{data_dir}/{DB_NAME}")
+        snapshot = conn.execute(
+            "SELECT length(state) FROM snapshots WHERE seq > 0 ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        conn.close()
+        t0 = time.perf_counter()
+        resumed = Table(Store(data_dir))
+        resume_ms = (time.perf_counter() - t0) * 1000
+        resumed.store.close()
+    early, late = latencies[:WINDOW], latencies[-WINDOW:]
+    return {
+        "commands": total,
+        "rss_start_mb": rss_start,
+        "rss_early_mb": rss_early,
+        "rss_half_mb": rss_half,
+        "rss_end_mb": rss_end,
+        "early_p50_ms": _percentile(early, 0.5),
+        "early_p99_ms": _percentile(early, 0.99),
+        "late_p50_ms": _percentile(late, 0.5),
+        "late_p99_ms": _percentile(late, 0.99),
+        "undo_p50_ms": _percentile(undo, 0.5),
+        "undo_max_ms": max(undo) * 1000,
+        "snapshot_kb": (snapshot[0] if snapshot else 0) / 1024,
+        "resume_ms": resume_ms,
+    }
+
+
+def format_long(r: dict[str, float]) -> str:
+    return (
+        f"long game: {r['commands']:.0f} commands in one Outer Space game\n"
+        f"  RSS {r['rss_start_mb']:.1f} MB at the start, {r['rss_early_mb']:.1f} MB after {WINDOW} commands, "
+        f"{r['rss_half_mb']:.1f} MB after {r['commands'] // 2:.0f}, {r['rss_end_mb']:.1f} MB after "
+        f"{r['commands']:.0f}\n"
+        f"  latency first {WINDOW}: p50 {r['early_p50_ms']:.2f} ms, p99 {r['early_p99_ms']:.2f} ms; "
+        f"last {WINDOW}: p50 {r['late_p50_ms']:.2f} ms, p99 {r['late_p99_ms']:.2f} ms\n"
+        f"  40 takebacks in a row at the end: p50 {r['undo_p50_ms']:.2f} ms, "
+        f"slowest {r['undo_max_ms']:.1f} ms\n"
+        f"  latest snapshot {r['snapshot_kb']:.1f} KB; resume after a restart {r['resume_ms']:.1f} ms"
+    )

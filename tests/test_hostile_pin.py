@@ -1,0 +1,152 @@
+"""A hostile guest on the table's network against the PIN and what it guards,
+each attack run against a real `tablepi run --simulate` (issue 24: findings
+1, 6, 14 and 15; the device routes' are in test_hostile_device.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from hostile_support import Table, outer_space
+from PIL import Image
+
+from hardware.display import PIN_MASK, TableDisplay
+
+
+@pytest.fixture
+def table(tmp_path):
+    with Table(tmp_path / "data") as t:
+        yield t
+
+
+def _pixels(png: bytes) -> bytes:
+    return Image.open(io.BytesIO(png)).convert("1").tobytes()
+
+
+def _start_screen(address: str, pin: str) -> bytes:
+    display = TableDisplay()
+    display.start(address, pin)
+    try:
+        return display.image.tobytes()
+    finally:
+        display.close()
+
+
+def test_finding_1_the_oled_mirror_never_shows_the_pin(table):
+    status, _, _ = table.request("GET", "/api/device/oled.png")
+    assert status == 403  # no PIN, no mirror
+    address = f"http://127.0.0.1:{table.port}/"
+    masked, shown = _start_screen(address, PIN_MASK), _start_screen(address, table.pin)
+    deadline = time.monotonic() + 5
+    while True:
+        status, headers, png = table.request("GET", "/api/device/oled.png", pin=True)
+        assert status == 200 and headers["content-type"] == "image/png"
+        if _pixels(png) == masked or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert _pixels(png) == masked  # the start screen, the PIN masked
+    assert _pixels(png) != shown
+
+
+def test_finding_15_the_pin_is_not_printed_to_a_pipe_or_the_log(table):
+    time.sleep(0.3)
+    assert table.pin not in "".join(table.lines)
+    assert any("PIN: on the table's screen" in line for line in table.lines)
+    assert table.pin not in table.stderr()
+    # The computer running the table sees it on /setup; a guest does not.
+    status, _, page = table.request("GET", "/setup")
+    assert status == 200 and table.pin.encode() in page
+    status, _, data = table.request("GET", "/healthz")
+    assert table.pin.encode() not in data
+
+
+def test_finding_6_guessing_from_many_addresses_is_limited_for_the_whole_table(table):
+    pin = table.pin
+    wrong = [f"{(int(pin) + k) % 1_000_000:06d}" for k in range(1, 6)]
+    # The table's own player signs in first, from her phone.
+    status, _ = table.json("POST", "/api/login", {"pin": pin}, source="127.0.0.1")
+    assert status == 200
+
+    def guess(n: int) -> int:
+        address = f"127.0.{1 + n // 250}.{1 + n % 250}"
+        return table.request("POST", "/api/login", {"pin": wrong[n % 5]}, source=address)[0]
+
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(20) as pool:
+        statuses = list(pool.map(guess, range(1000)))  # 200 addresses, 5 guesses each
+    took = time.monotonic() - t0
+    checked = statuses.count(403)
+    # Ten wrong PINs for the whole table, then one a minute (and this took seconds).
+    assert checked <= 10 + int(took / 60) + 1, (checked, took)
+    assert statuses.count(429) >= 1000 - checked
+    # A new address with the right PIN waits at most a minute ...
+    status, headers, _ = table.request("POST", "/api/login", {"pin": pin}, source="127.0.9.9")
+    assert status == 429 and 1 <= int(headers["retry-after"]) <= 60
+    # ... and the phone that signed in before is not held back at all.
+    status, _ = table.json("POST", "/api/login", {"pin": pin}, source="127.0.0.1")
+    assert status == 200
+
+
+def _cookie(headers: dict[str, str]) -> str:
+    return headers["set-cookie"].split(";", 1)[0]
+
+
+def test_finding_14_sign_out_ends_the_session_even_for_a_saved_cookie(tmp_path):
+    data = tmp_path / "data"
+    with Table(data) as table:
+        outer_space(table)
+        status, headers, _ = table.request("POST", "/api/login", {"pin": table.pin})
+        assert status == 200
+        # A day at most, not thirty.
+        expires = headers["set-cookie"].lower()
+        assert "max-age" not in expires or "max-age=86400" in expires
+        saved = _cookie(headers)
+        leader = {"type": "leader", "player": "Ann"}
+        status, _ = table.json("POST", "/api/commands", leader, headers={"Cookie": saved})
+        assert status == 200
+        status, _ = table.json("POST", "/api/logout", {}, headers={"Cookie": saved})
+        assert status == 200
+        status, reply = table.json("GET", "/api/session", headers={"Cookie": saved})
+        assert reply == {"signed_in": False}
+        status, _ = table.json("POST", "/api/commands", {"type": "timer_start"}, headers={"Cookie": saved})
+        assert status == 403
+    with Table(data) as table:  # and after a restart
+        status, _ = table.json("POST", "/api/commands", {"type": "timer_start"}, headers={"Cookie": saved})
+        assert status == 403
+
+
+def test_finding_14_a_foreign_host_is_refused(table):
+    for path in ("/tv", "/", "/api/state", "/healthz"):
+        status, _, body = table.request("GET", path, headers={"Host": "rebind.evil.example:8080"})
+        assert status == 400, path
+        assert b"rebind.evil.example" not in body
+    status, _, tv = table.request("GET", "/tv", headers={"Host": f"127.0.0.1:{table.port}"})
+    assert status == 200 and f"127.0.0.1:{table.port}".encode() in tv
+    status, _, _ = table.request("GET", "/tv", headers={"Host": f"localhost:{table.port}"})
+    assert status == 200
+
+
+def test_sessions_end_a_day_after_sign_in(tmp_path, monkeypatch):
+    import web
+    import web.auth
+    from tablepi.store import Store
+    from tablepi.table import Table as GameTable
+
+    class Service:
+        data_dir = tmp_path
+        pin = "112233"
+
+    service = Service()
+    service.store = Store(tmp_path)
+    service.table = GameTable(service.store)
+    client = web.create_app(service).test_client()
+    signed_in = time.time()
+    monkeypatch.setattr(web.auth, "now", lambda: signed_in)
+    assert client.post("/api/login", json={"pin": "112233"}).status_code == 200
+    for passed, expected in [(3600, True), (23 * 3600, True), (24 * 3600 + 1, False)]:
+        monkeypatch.setattr(web.auth, "now", lambda p=passed: signed_in + p)
+        assert json.loads(client.get("/api/session").data) == {"signed_in": expected}
+    service.store.close()
