@@ -157,8 +157,7 @@ class Service:
         self._camera_state = "off" if not camera else "starting"
         self._camera_wanted = camera
         self._camera: Any = None
-        self._camera_changed = False
-        self._settling_frames = 0  # frames the settle detector has seen since its reset
+        self._loop: Any = None  # the CameraLoop, once the camera is open
         self._heartbeat = time.monotonic()
         self._hardware: Any = None
         self.controller: Any = None
@@ -514,7 +513,8 @@ class Service:
     def _camera_event(self, kind: str, message: str) -> None:
         """The camera was lost or came back (reported once per change)."""
         self._camera_state = "lost" if kind == "lost" else "ok"
-        self._camera_changed = True
+        if self._loop is not None:
+            self._loop.camera_changed()
         if kind == "lost":
             log.warning("camera lost: %s", message)
         else:
@@ -539,59 +539,36 @@ class Service:
             self._jobs.put(lambda: getattr(self.controller, "on_camera", lambda state: None)("absent"))
             return
         try:
-            import vision
+            from tablepi.camera_loop import CameraLoop
             from vision.regions import Regions
-            from vision.settle import READING, ROLLING, Settler
 
             cam_cfg = self.config.camera
             regions = Regions.from_values(cam_cfg.tray, cam_cfg.keep)
-            bmu = self.config.beam_me_up
-            settler = Settler(still_seconds=bmu.still_seconds, reader=vision.read_dice)
+            loop = CameraLoop(
+                self._camera,
+                still_seconds=self.config.beam_me_up.still_seconds,
+                fps=float(getattr(cam_cfg, "fps", 15) or 15),
+                wanted=lambda: self._controller_kind == "beam_me_up",
+                on_frame=self._on_frame,
+                on_rolling=lambda: self.table.publish("rolling", {}),
+                on_settled=lambda frame, dice, rolled: self._on_reading(frame, dice, regions, rolled),
+            )
         except Exception as exc:
             self._camera_state = "absent"
             self._report(f"the dice reader could not start: {exc}")
             return
-        period = 1.0 / max(1.0, float(getattr(self.config.camera, "fps", 15) or 15))
+        self._loop = loop
         if self._camera_state == "starting":
             self._camera_state = "ok"
-        rolled = False
-        while not self._stop.is_set():
-            started = time.monotonic()
-            try:
-                frame = self._camera.read()
-            except Exception as exc:
-                frame = None
-                log.debug("camera read failed: %s", exc)
-            if self._camera_changed:
-                # Frames from before a loss say nothing about the dice now.
-                self._camera_changed = False
-                settler.reset()
-                self._settling_frames = 0
-                rolled = False
-            if frame is None:
-                self._stop.wait(period)
-                continue
-            with self._frame_lock:
-                self._frame = frame
-            if self._controller_kind == "beam_me_up":
-                try:
-                    event = settler.feed(frame, time.monotonic())
-                    self._settling_frames += 1
-                except Exception:
-                    log.exception("the dice reader failed on a frame")
-                    event = None
-                if event is not None and event.kind == ROLLING:
-                    rolled = True
-                    self.table.publish("rolling", {})
-                elif event is not None and event.kind == READING:
-                    # Only dice that were seen moving make a roll: what lies
-                    # in the tray at start-up is shown, not played.
-                    self._on_reading(frame, event.dice, regions, rolled)
-                    rolled = False
-            else:
-                settler.reset()
-                self._settling_frames = 0
-            self._stop.wait(max(0.0, period - (time.monotonic() - started)))
+        loop.run(self._stop)
+
+    @property
+    def _settling_frames(self) -> int:
+        return self._loop.settling_frames if self._loop is not None else 0
+
+    def _on_frame(self, frame: Any) -> None:
+        with self._frame_lock:
+            self._frame = frame
 
     def _on_reading(self, frame: Any, dice: list[Any], regions: Any, rolled: bool = True) -> None:
         from tablepi.controllers.beam_me_up import reading_problem

@@ -11,7 +11,7 @@ import importlib
 
 BENCHMARKS = {
     "rules": ("tablepi.bench.rules", "Beam Me Up rolls read and random games played per second"),
-    "dice": ("vision.bench", "dice reader milliseconds per frame at 640x480 and 1280x720"),
+    "dice": ("vision.bench", "dice reader milliseconds per real test photo, 8 MP frame and rendered frame"),
     "table": ("tablepi.bench.table", "commands per second through validate, store, apply, publish"),
     "web": ("web.bench", "live SSE clients under a steady command load: loss, delay, memory"),
 }
