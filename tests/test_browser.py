@@ -166,6 +166,7 @@ def test_device_button_changes_the_screen(table, browser):
     page = ctx.new_page()
     errors = page_errors(page)
     page.goto(table.base + "/device")
+    sign_in(page, table.pin)  # the buttons and the screen are for players only
     page.wait_for_function("document.getElementById('oled-version').textContent !== '–'")
     version = page.inner_text("#oled-version")
     before = page.locator("#oled").screenshot()
@@ -456,6 +457,7 @@ def test_device_roll_reads_dice_into_the_game(table, browser, tv):
     page = ctx.new_page()
     errors = page_errors(page)
     page.goto(table.base + "/device")
+    sign_in(page, table.pin)
     tv.goto(table.base + "/tv")
     tv.wait_for_selector("#link-status.online")
     page.wait_for_selector("#link-status.online")

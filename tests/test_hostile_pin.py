@@ -150,3 +150,17 @@ def test_sessions_end_a_day_after_sign_in(tmp_path, monkeypatch):
         monkeypatch.setattr(web.auth, "now", lambda p=passed: signed_in + p)
         assert json.loads(client.get("/api/session").data) == {"signed_in": expected}
     service.store.close()
+
+
+def test_more_host_names_can_be_allowed(tmp_path, monkeypatch):
+    import web
+
+    class Service:
+        data_dir = tmp_path
+        pin = "112233"
+
+    monkeypatch.setenv("TABLEPI_HOSTS", "games.example, other.example")
+    client = web.create_app(Service()).test_client()
+    assert client.get("/api/session", headers={"Host": "games.example:8080"}).status_code == 200
+    assert client.get("/api/session", headers={"Host": "OTHER.example"}).status_code == 200
+    assert client.get("/api/session", headers={"Host": "evil.example"}).status_code == 400

@@ -50,6 +50,9 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(DEFAULTS)
     app.config["SECRET_KEY"] = _secret_key(getattr(service, "data_dir", None))
+    # Names the table answers to besides its own (web.guard), e.g. a name the router gives it.
+    names = os.environ.get("TABLEPI_HOSTS", "").split(",")
+    app.config["ALLOWED_HOSTS"] = [name.strip() for name in names if name.strip()]
     app.config.update(config or {})
     app.debug = False
     app.json.sort_keys = False
