@@ -68,7 +68,23 @@
       body.classList.remove("rolling");
       var d = {};
       try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
-      if (d.problem) showNotice("Camera: " + d.problem, "warn");
+      if (d.problem) {
+        // What the camera saw, for one tap to correct it on the roll composer.
+        TP.seenDice = (d.dice || []).map(function (x) { return x.value; });
+        var seen = TP.seenDice.length ? " Saw " + TP.seenDice.join(" ") + "." : "";
+        showNotice("Camera: " + d.problem + seen, "warn");
+        var el = document.getElementById("notice");
+        if (el && document.getElementById("roll-composer") && TP.seenDice.length) {
+          var fix = document.createElement("button");
+          fix.type = "button";
+          fix.className = "small needs-pin";
+          fix.setAttribute("data-open-roll", "seen");
+          fix.textContent = "Fix it";
+          el.appendChild(document.createTextNode(" "));
+          el.appendChild(fix);
+          clearTimeout(showNotice.t);  // stays until the next notice
+        }
+      }
     });
     es.addEventListener("camera", function (ev) {
       var d = {};

@@ -63,7 +63,10 @@
     correcting = mode === "correct";
     slots = [0, 0, 0, 0, 0];
     locked = [false, false, false, false, false];
-    if (correcting && st.dice) {
+    if (mode === "seen" && TP.seenDice) {
+      // The camera's refused reading, as it saw it: the player fixes what is wrong.
+      TP.seenDice.slice(0, 5).forEach(function (v, n) { slots[n] = v; });
+    } else if (correcting && st.dice) {
       slots = st.dice.slice(0, 5);
     } else if (st.dice) {
       keptIdx.forEach(function (idx, n) { slots[n] = st.dice[idx]; locked[n] = true; });
