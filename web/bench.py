@@ -88,7 +88,7 @@ class Viewers:
         self._stop = threading.Event()
         for i in range(count):
             sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-            sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n")
+            sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
             sock.setblocking(False)
             self.selector.register(sock, selectors.EVENT_READ, [i, bytearray(), False])
         self.thread = threading.Thread(target=self._loop, daemon=True)
