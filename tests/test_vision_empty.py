@@ -88,3 +88,28 @@ def test_five_dice_on_every_surface_are_read_right(kind: str) -> None:
     assert sum(wrong for wrong, _ in results) <= WRONG_AT_MOST.get(kind, 0), results
     if kind in CLEAN:
         assert all(extra == 0 for _, extra in results), results
+
+
+@pytest.mark.parametrize("name", ["byler-d6", "rune55-d6", "matteop65-d6"])
+def test_empty_parts_of_real_photos_read_no_sure_die(shared_dir, name: str) -> None:
+    from vision.robust import empty_phantoms
+
+    # every 25th train photo: the squares holding no labelled die, at three scales
+    tiles, phantoms, where = empty_phantoms(shared_dir / "datasets" / name / "train", every=25)
+    assert tiles > 50
+    assert phantoms == 0, where
+
+
+def test_empty_tiles_keep_clear_of_every_labelled_die() -> None:
+    from pathlib import Path
+
+    from vision.datasets import Photo
+    from vision.robust import TILE_SCALES, empty_tiles
+
+    img, placed = scene(640, 480, [3, 5], 50, np.random.default_rng(2), "wood")
+    photo = Photo(Path("p.png"), tuple((p.value, tuple(p.box)) for p in placed))
+    tiles = empty_tiles(img, photo)
+    assert tiles and len(tiles) % len(TILE_SCALES) == 0
+    assert all(d.confidence < SURE for t in tiles[1 :: len(TILE_SCALES)] for d in read_dice(t))
+    bare = empty_tiles(img, Photo(Path("p.png"), ()))
+    assert len(bare) > len(tiles)  # the dice's squares were left out

@@ -128,3 +128,50 @@ TRANSFORMS: dict[str, Transform] = {
     "colour cast": colour_cast((1.25, 1.0, 0.75)),
     "noise 8": noise(8.0),
 }
+
+
+# Tiles of a photo cut out as empty tables: a side of this share of the
+# photo's shorter side, read as they are and enlarged and shrunk by these.
+TILE = 0.4
+TILE_SCALES = (0.5, 1.0, 2.0)
+
+
+def empty_tiles(image: np.ndarray, photo: Photo) -> list[np.ndarray]:
+    """Squares of ``image`` that hold no labelled die (nor a quarter side near one), at several scales."""
+    h, w = image.shape[:2]
+    side = int(TILE * min(h, w))
+    boxes = []
+    for _, (x0, y0, x1, y1) in photo.dice:
+        m = 0.25 * max(x1 - x0, y1 - y0)
+        boxes.append((x0 - m, y0 - m, x1 + m, y1 + m))
+    tiles = []
+    step = max(1, side // 2)
+    for y in range(0, h - side + 1, step):
+        for x in range(0, w - side + 1, step):
+            if any(x < bx1 and bx0 < x + side and y < by1 and by0 < y + side for bx0, by0, bx1, by1 in boxes):
+                continue
+            tile = image[y : y + side, x : x + side]
+            for k in TILE_SCALES:
+                interp = cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC
+                tiles.append(tile if k == 1 else cv2.resize(tile, None, fx=k, fy=k, interpolation=interp))
+    return tiles
+
+
+def empty_phantoms(folder, every: int = 1, sure: float = 0.5) -> tuple[int, int, list[str]]:
+    """(tiles read, sure dice read on them, the photos they came from) for the photos of ``folder``."""
+    from vision import read_dice
+    from vision.datasets import load_photos
+
+    tiles = phantoms = 0
+    where = []
+    for photo in load_photos(folder)[::every]:
+        image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise OSError(f"{photo.path}: missing or unreadable")
+        for tile in empty_tiles(image, photo):
+            tiles += 1
+            found = sum(1 for d in read_dice(tile) if d.confidence >= sure)
+            if found:
+                phantoms += found
+                where.append(photo.name)
+    return tiles, phantoms, where

@@ -57,6 +57,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=_robust)
 
+    p = which.add_parser(
+        "empty", help="read the parts of labelled photos that hold no die: no sure die there"
+    )
+    p.add_argument("datasets", nargs="+", metavar="DATASET")
+    p.add_argument("--split", choices=("train", "test"), default="train", help="which split (default train)")
+    p.add_argument(
+        "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
+    )
+    p.set_defaults(func=_empty)
+
     p = which.add_parser("calibrate", help="save a frame with the tray, keep area and dice drawn")
     p.add_argument("--config", metavar="FILE", help="config file with the [camera] table")
     p.add_argument("--image", metavar="IMAGE", help="use this photo instead of the camera")
@@ -240,6 +250,29 @@ def _robust(args: argparse.Namespace) -> int:
         print(_robust_line("as taken", base, base))
         if worst is not None:
             print(f"largest drop: {worst[2]:+.3f} ({worst[0]}, {worst[1]})")
+    return 0
+
+
+def _empty(args: argparse.Namespace) -> int:
+    from vision.datasets import DatasetError
+    from vision.robust import empty_phantoms
+
+    folders = _datasets(args)
+    if folders is None:
+        return 2
+    for f in folders:
+        try:
+            tiles, phantoms, where = empty_phantoms(f, args.every)
+        except (DatasetError, OSError) as exc:
+            _err(str(exc))
+            return 2
+        name = f.parent.name if f.name in ("train", "test") else f.name
+        photos = (
+            f" (in {', '.join(sorted(set(where))[:5])}{' ...' if len(set(where)) > 5 else ''})"
+            if where
+            else ""
+        )
+        print(f"{name}: {tiles} empty tiles read, {phantoms} sure dice on them{photos}", flush=True)
     return 0
 
 
