@@ -157,3 +157,14 @@ def test_calibrate_from_the_configured_camera(tmp_path: Path, capsys) -> None:
     assert main(["dice", "calibrate", "--config", str(cfg), "--out", str(out)]) == 0
     assert "5 dice read, 5 in the tray" in capsys.readouterr().out
     assert cv2.imread(str(out)) is not None
+
+
+def test_empty_reads_the_squares_without_dice(photos, tmp_path: Path, capsys) -> None:
+    _labelled(photos, tmp_path)
+    assert main(["dice", "empty", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{tmp_path.name}: ") and "empty tiles read, 0 sure dice on them" in out
+    tiles = int(out.split(": ")[1].split()[0])
+    assert tiles > 0
+    assert main(["dice", "empty", str(tmp_path / "nowhere")]) == 2
+    assert "no labels.json" in capsys.readouterr().err
