@@ -164,3 +164,55 @@ def test_more_host_names_can_be_allowed(tmp_path, monkeypatch):
     assert client.get("/api/session", headers={"Host": "games.example:8080"}).status_code == 200
     assert client.get("/api/session", headers={"Host": "OTHER.example"}).status_code == 200
     assert client.get("/api/session", headers={"Host": "evil.example"}).status_code == 400
+
+
+def _guess_for(limiter, seconds: float, clock: list[float], addresses: int = 200) -> int:
+    """Guess from many addresses, each as soon as the table lets it, for
+    ``seconds`` of the limiter's clock; how many guesses were checked."""
+    checked = 0
+    end = clock[0] + seconds
+    n = 0
+    while clock[0] < end:
+        address = f"10.0.{n % addresses // 250}.{n % 250}"
+        n += 1
+        wait = limiter.acquire(address)
+        if wait > 0:
+            clock[0] += min(wait, end - clock[0]) + 0.001
+            continue
+        limiter.failed(address)
+        checked += 1
+    return checked
+
+
+def test_finding_6_guessing_the_pin_takes_years():
+    from web.auth import AttemptLimiter
+
+    clock = [0.0]
+    limiter = AttemptLimiter(clock=lambda: clock[0])
+    day = 24 * 3600.0
+    first_day = _guess_for(limiter, day, clock)
+    later_days = _guess_for(limiter, 30 * day, clock)
+    per_day = later_days / 30
+    assert first_day < 200 and per_day <= 145, (first_day, per_day)
+    years_to_even_odds = 500_000 / per_day / 365
+    assert years_to_even_odds > 9, years_to_even_odds
+
+
+def test_finding_6_players_who_mistype_wait_a_minute_at_most():
+    from web.auth import AttemptLimiter
+
+    clock = [0.0]
+    limiter = AttemptLimiter(clock=lambda: clock[0])
+    # A busy evening: twelve new phones, each mistyping three times in a burst.
+    longest = 0.0
+    for phone in range(12):
+        for _ in range(3):
+            wait = limiter.acquire(f"phone-{phone}")
+            if wait > 0:
+                longest = max(longest, wait)
+                clock[0] += wait
+                assert limiter.acquire(f"phone-{phone}") == 0
+            limiter.failed(f"phone-{phone}")
+            clock[0] += 2
+        limiter.succeeded(f"phone-{phone}")  # and then types it right
+    assert 0 < longest <= 60

@@ -6,9 +6,11 @@ A client proves it knows the PIN (shown on the table's OLED) either once, with
 ``X-Table-Pin`` header. Wrong guesses are limited per client address (a few a
 minute) and for the whole table (``TABLE_ATTEMPTS`` at once, then one more
 every ``TABLE_REFILL`` seconds), so that many addresses guessing together get
-no further than one would: a million PINs at one guess a minute take about a
-year for even odds. An address that has signed in with the right PIN before
-is a player's phone and is held to its own limit only.
+no further than one would. A table that has seen ``ATTACK_FAILURES`` wrong
+PINs in a day is being guessed at, not mistyped at: it then allows one more
+every ``ATTACK_REFILL`` seconds, 144 a day, and even odds of finding the PIN
+take about nine and a half years. An address that has signed in with the
+right PIN before is a player's phone and is held to its own limit only.
 
 A session lasts at most ``SESSION_SECONDS`` from sign-in; signing out revokes
 it on the table (a copy of the cookie kept elsewhere no longer works).
@@ -40,6 +42,11 @@ MAX_CLIENTS = 4096
 # mistype, then one a minute, so a wait is never longer than a minute.
 TABLE_ATTEMPTS = 10
 TABLE_REFILL = 60.0
+# Wrong PINs from new devices in a day that only guessing explains, and the
+# slower pace the table-wide budget then refills at.
+ATTACK_FAILURES = 50
+ATTACK_WINDOW = 24 * 3600.0
+ATTACK_REFILL = 600.0
 # Addresses remembered as players' phones (signed in with the right PIN).
 MAX_TRUSTED = 256
 SESSION_SECONDS = 24 * 3600  # a day of play
@@ -58,11 +65,16 @@ class AttemptLimiter:
         clock: Callable[[], float] = time.monotonic,
         table_attempts: int = TABLE_ATTEMPTS,
         table_refill: float = TABLE_REFILL,
+        attack_failures: int = ATTACK_FAILURES,
+        attack_refill: float = ATTACK_REFILL,
     ):
         self.attempts = attempts
         self.window = window
         self.table_attempts = table_attempts
         self.table_refill = table_refill
+        self.attack_failures = attack_failures
+        self.attack_refill = attack_refill
+        self._table_failures: deque[float] = deque()
         self._clock = clock
         self._failures: dict[str, deque[float]] = {}
         self._tokens = float(table_attempts)
@@ -96,6 +108,8 @@ class AttemptLimiter:
                 for other in list(self._failures):
                     self._prune(other)
             self._failures.setdefault(client, deque()).append(self._clock())
+            if client not in self._trusted:
+                self._table_failures.append(self._clock())
 
     def succeeded(self, client: str) -> None:
         """The right PIN from ``client``: a player's phone from now on."""
@@ -117,14 +131,23 @@ class AttemptLimiter:
         if client in self._trusted:
             return 0.0
         now = self._clock()
-        if self.table_refill > 0:
-            self._tokens = min(
-                float(self.table_attempts), self._tokens + (now - self._refilled) / self.table_refill
-            )
+        refill = self._refill_seconds()
+        if refill > 0:
+            self._tokens = min(float(self.table_attempts), self._tokens + (now - self._refilled) / refill)
         self._refilled = now
-        if self._tokens >= 1:
+        if self._tokens >= 1 - 1e-9:  # a whole guess, give or take rounding
             return 0.0
-        return (1 - self._tokens) * self.table_refill
+        return (1 - self._tokens) * refill
+
+    def _refill_seconds(self) -> float:
+        """Seconds for the table-wide budget to gain one guess: slower while
+        the last day's wrong PINs say the table is being guessed at."""
+        cutoff = self._clock() - ATTACK_WINDOW
+        while self._table_failures and self._table_failures[0] <= cutoff:
+            self._table_failures.popleft()
+        if len(self._table_failures) >= self.attack_failures:
+            return max(self.table_refill, self.attack_refill)
+        return self.table_refill
 
     def _prune(self, client: str) -> deque[float] | None:
         failures = self._failures.get(client)
