@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 SYSTEM_PATH = Path("/etc/tablepi/config.toml")
 BUTTON_NAMES = ("A", "B", "C")
 DISPLAY_DRIVERS = ("ssd1306", "sh1106")
