@@ -23,7 +23,7 @@ CLEAN = ["plain", "wood", "cloth", "speckle"]
 # Sure phantom readings, summed over SEEDS x SIZES (9 frames), as measured:
 # bold printed letters and rings pass for pips on a face now and then, and
 # crumbs on a stain line up like pips. Lower these as the reader learns.
-PHANTOMS_AT_MOST = {"tray": 0, "print": 1, "mat": 0, "stains": 1}
+PHANTOMS_AT_MOST = {"tray": 0, "print": 0, "mat": 0, "stains": 1}
 
 
 def sure(dice: list[Die]) -> list[Die]:
@@ -79,7 +79,7 @@ def _dice_read(kind: str, seed: int) -> tuple[int, int]:
 # Dice not read sure and right of the 15 on a surface, as measured (most of
 # them refused rather than misread: a woven cloth's or a play mat's pattern
 # round a small die lowers its confidence).
-WRONG_AT_MOST = {"cloth": 1, "tray": 2, "print": 1, "mat": 5}
+WRONG_AT_MOST = {"cloth": 2, "tray": 3, "print": 1, "mat": 5, "stains": 1}
 
 
 @pytest.mark.parametrize("kind", EMPTY_KINDS)
