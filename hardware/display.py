@@ -184,8 +184,8 @@ class TableDisplay:
     def error(self, message: str) -> None:
         self._show("error", screens.error, message)
 
-    def standings(self, rows: list[tuple[str, int]], cursor: int | None = None) -> None:
-        self._show("standings", screens.standings, list(rows), cursor)
+    def standings(self, rows: list[tuple[str, int]], cursor: int | None = None, title: str = "") -> None:
+        self._show("standings", screens.standings, list(rows), cursor, title)
 
     def message(self, lines: list[str], mirror: list[str] | None = None) -> None:
         """``lines`` on the screen; ``mirror`` in their place on mirrors of it

@@ -232,15 +232,20 @@ def error(p: Painter, message: str) -> None:
         p.text((2, 19 + i * 14), line, 11)
 
 
-def standings(p: Painter, rows: list[tuple[str, int]], cursor: int | None = None) -> None:
-    visible = p.height // 13
+def standings(p: Painter, rows: list[tuple[str, int]], cursor: int | None = None, title: str = "") -> None:
+    top = 0
+    if title:
+        p.centred(0, p.fit(title, 11, p.width - 2), 11)
+        p.line([(0, 13), (p.width - 1, 13)])
+        top = 15
+    visible = (p.height - top) // 13
     first = 0
     if cursor is not None and rows:
         cursor = min(max(cursor, 0), len(rows) - 1)
         first = min(max(0, cursor - visible // 2), max(0, len(rows) - visible))
     for row, index in enumerate(range(first, min(len(rows), first + visible))):
         name, score = rows[index]
-        y = row * 13
+        y = top + row * 13
         fill = WHITE
         if index == cursor:
             p.rect((0, y, p.width - 1, y + 12), fill=WHITE)

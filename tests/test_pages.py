@@ -195,7 +195,8 @@ def test_device_page_lists_the_buttons_of_the_game(service, client):
     play(service, "outer_space")
     html = get(client, "/device")
     assert html.count('class="hw-button"') == 3
-    assert "timer toggle" in html and "long: timer reset" in html
+    assert "start or pause the timer" in html and "hold: reset the timer" in html
+    assert "flip the danger coin" in html and "1.5 s" in html
     assert "image-rendering" not in html  # the style sheet scales the screen, not the markup
 
 
@@ -286,7 +287,7 @@ def test_beam_me_up_phone_offers_bonus_squares_and_wildcard_columns(service, cli
     submit({"type": "roll", "dice": [4, 4, 1, 2, 6]})  # Ann, on a blue star: wildcard
     submit({"type": "choose", "option": 0})
     phone = get(client, "/")
-    assert "Wildcard (B9)" in phone
+    assert "Wildcard: each part" in phone
     assert re.search(r'data-form-command=\'\{"type":"move","part":0\}\'.*?<select name="column"', phone, re.S)
 
 
@@ -345,3 +346,17 @@ def test_device_page_asks_for_the_pin(service, client):
         service.simulated = True
     assert 'id="pin-form"' in html and "The table" in html
     assert re.search(r'<div class="needs-pin">\s*<div class="buttons-row">', html)
+
+
+def test_pages_use_words_not_rule_codes(service, client):
+    """Rule references stay in the API's JSON; players read plain words."""
+    play(service, "beam_me_up")
+    service.table.submit({"type": "choose", "option": 0})
+    service.table.submit({"type": "move", "part": 0})
+    effects = service.table.public_state()["game"]["state"]["last_effects"]
+    assert any(re.search(r"\(B\d+\)", e) for e in effects)  # the API keeps them
+    for path in ("/", "/tv", "/device"):
+        # The state's JSON for the page's scripts is the API's, codes and all.
+        html = re.sub(r"<script.*?</script>", "", get(client, path), flags=re.S)
+        assert not re.search(r"\((?:rule )?[BST]\d+\)", html), path
+        assert "Version" not in html and "wake" not in html

@@ -22,10 +22,14 @@ class FakeTable:
     def __init__(self, game: SpaceBeans) -> None:
         self.game = game
         self.submitted: list = []
+        self.published: list = []
+
+    def publish(self, type: str, data: dict | None = None) -> None:
+        self.published.append((type, data))
 
     def submit(self, command: dict, source: str = "web") -> dict:
-        self.submitted.append((copy.deepcopy(command), source))
         self.game.push(command)
+        self.submitted.append((copy.deepcopy(command), source))
         return self.public_state()
 
     def public_state(self) -> dict:
@@ -46,9 +50,9 @@ class RecordingDisplay(TableDisplay):
         super().__init__()
         self.calls.clear()
 
-    def standings(self, rows, cursor=None) -> None:
-        self.calls.append(("standings", list(rows), cursor))
-        super().standings(rows, cursor)
+    def standings(self, rows, cursor=None, title="") -> None:
+        self.calls.append(("standings", list(rows), cursor, title))
+        super().standings(rows, cursor, title)
 
     def message(self, lines) -> None:
         self.calls.append(("message", list(lines)))
@@ -83,26 +87,36 @@ def test_standings_drawn_best_first_with_active_player_highlighted() -> None:
     c, table, display, _ = rig()
     c.on_state(table.public_state())
     assert display.screen == "standings"
-    assert display.calls[-1] == ("standings", [("Ben", 2), ("Ann", 1), ("Cal", 0)], 0)
+    assert display.calls[-1] == ("standings", [("Ben", 2), ("Ann", 1), ("Cal", 0)], 0, "Ben's turn")
     assert c.highlighted == 1  # Ben is on turn
 
 
-def test_a_cycles_the_highlight_and_wraps() -> None:
+def test_a_passes_the_turn_for_real() -> None:
     c, table, display, _ = rig()
     c.on_state(table.public_state())
-    cursors = []
-    for _ in range(4):
-        press(c, "A")
-        cursors.append(display.calls[-1][2])
-    assert cursors == [1, 2, 0, 1]
-    assert c.highlighted == 0  # Ann, second row
+    press(c, "A")  # Ben has added: his turn ends
+    assert table.submitted[-1] == ({"type": "end_turn"}, "button")
+    assert table.game.public_view()["active"] == 2
+    assert display.calls[-1] == ("standings", [("Ben", 2), ("Ann", 1), ("Cal", 0)], 2, "Cal's turn")
+    assert c.highlighted == 2
+
+
+def test_a_refused_shows_on_the_oled_and_the_phones() -> None:
+    c, table, display, clock = rig()
+    c.on_state(table.public_state())
+    press(c, "A")  # Ben ends his turn
+    press(c, "A")  # Cal has added nothing yet: refused
+    assert display.screen == "error"
+    assert table.published[-1][0] == "refused"
+    assert "addition" in table.published[-1][1]["message"] or "adds" in table.published[-1][1]["message"]
+    assert table.game.public_view()["active"] == 2  # nothing changed
+    c.tick(clock() + 3.0)
+    assert display.screen == "standings"
 
 
 def test_highlight_follows_the_player_when_order_changes() -> None:
     c, table, display, _ = rig()
     c.on_state(table.public_state())
-    press(c, "A")
-    assert c.highlighted == 0 and display.calls[-1][2] == 1  # Ann, second
     for command in [
         {"type": "end_turn"},
         {"type": "add", "player": 2, "collection": "open", "bean": "Moonbohnen", "cards": [2]},
@@ -116,7 +130,7 @@ def test_highlight_follows_the_player_when_order_changes() -> None:
         table.submit(command)
     c.on_state(table.public_state())
     assert display.calls[-1][1] == [("Ben", 2), ("Cal", 2), ("Ann", 1)]
-    assert display.calls[-1][2] == 2  # still Ann, now on the third row
+    assert display.calls[-1][2] == 1  # Cal is on turn, now on the second row
     assert table.submitted and all(source == "web" for _, source in table.submitted)
 
 

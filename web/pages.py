@@ -18,7 +18,11 @@ import segno
 from flask import Blueprint, abort, current_app, render_template, request
 from markupsafe import Markup
 
+from tablepi.words import action_words, plain
+
 bp = Blueprint("pages", __name__)
+bp.add_app_template_filter(plain, "plain")
+bp.add_app_template_filter(action_words, "action_words")
 
 LIVE_VIEWS = ("phone", "tv")
 
@@ -220,7 +224,16 @@ def device() -> str:
 
     public = _public_state()
     kind = (public.get("game") or {}).get("kind") or "none"
-    return render_template("device.html", simulated=_simulated(), public=public, actions=button_actions(kind))
+    buttons = getattr(getattr(_service(), "config", None), "buttons", None)
+    hold = float(getattr(buttons, "hold_time", 1.5))
+    return render_template(
+        "device.html",
+        simulated=_simulated(),
+        public=public,
+        kind=kind,
+        actions=button_actions(kind),
+        hold_seconds=hold,
+    )
 
 
 def _local_pin() -> str | None:

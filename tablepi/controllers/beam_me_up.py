@@ -66,6 +66,23 @@ def _column_name(column: str) -> str:
     return "straight" if column == "straight" else f"col {column}"
 
 
+def short_option(option: dict[str, Any]) -> str:
+    """An option in the few characters an OLED row holds ("+3 in 4 & +2 in 6"):
+    the squares and columns are what a player picks by; the phone has the words."""
+    parts = option.get("parts") or []
+    if not parts:
+        return str(option.get("text", "?"))
+    where = {"straight": "straight"}
+    return " & ".join(f"+{p['squares']} {where.get(p['column'], 'in ' + str(p['column']))}" for p in parts)
+
+
+def setup_wait(state: dict[str, Any]) -> str:
+    """What the table waits for during the set-up step, before any roll."""
+    name = state.get("turn", {}).get("name", "")
+    due = state.get("advantage_due", 1)
+    return f"Set-up first: {name} moves {due} counter{'s' if due != 1 else ''} up one square. Then roll."
+
+
 class BeamMeUpController:
     """Buttons, camera readings and the OLED for a game of Beam Me Up."""
 
@@ -155,6 +172,9 @@ class BeamMeUpController:
         unless ``forced`` (the dice were re-rolled on purpose, or B asked for
         the reading to be taken)."""
         state = self._state
+        if state is not None and state.get("phase") == "advantage" and play:
+            self._show_error(setup_wait(state))
+            return False
         if state is None or state.get("phase") != "rolling":
             return False
         problem = reading_problem(dice, kept)
@@ -219,6 +239,9 @@ class BeamMeUpController:
         self._submit({"type": "end_turn"})
 
     def _do_roll(self) -> None:
+        if self._state.get("phase") == "advantage":
+            self._show_error(setup_wait(self._state))
+            return
         if self.roll is not None:
             try:
                 self.roll()
@@ -301,7 +324,7 @@ class BeamMeUpController:
                 return []
             if self.menu != "options" and state["roll"] < state["max_rolls"]:
                 return []
-            options = [o["text"] for o in state.get("options", [])]
+            options = [short_option(o) for o in state.get("options", [])]
             return options + ["End turn" if options else "No option: end turn"]
         if phase == "moving":
             if self.menu == "column" and self.part is not None:
@@ -352,6 +375,10 @@ class BeamMeUpController:
     def _show_error(self, message: str) -> None:
         self.display.error(message)
         self._error_until = self.clock() + ERROR_SECONDS
+        # Phones show it too: a player at the table may not be looking at the OLED.
+        publish = getattr(self.table, "publish", None)
+        if publish is not None:
+            publish("refused", {"message": message, "source": "button"})
 
     def _submit(self, command: dict[str, Any], source: str = "button") -> bool:
         try:

@@ -1,10 +1,12 @@
 """Space Beans at the table: the OLED keeps the standings in view.
 
-Scores are entered from phones; the buttons only look (see buttons.json):
-A ("next_player") moves the highlight down the standings, wrapping round, and
-C ("show_leader") shows who leads (or, once the game is over, who won) for a
-few seconds. The highlight follows the player, not the row, when the order
-changes.
+Scores are entered from phones. On the table (see buttons.json) A
+("end_turn") passes the turn to the next player, as a phone's "End turn"
+does, and C ("show_leader") shows who leads (or, once the game is over, who
+won) for a few seconds. The standings are titled with whose turn it is and
+highlight that player, whatever row the scores put them on. A refusal (the
+player has not added to a collection yet, say) shows on the OLED and on the
+phones.
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from tablepi.games.errors import RuleError
+from tablepi.table import CommandError
+
 log = logging.getLogger(__name__)
 
 LEADER_SECONDS = 4.0
+ERROR_SECONDS = 3.0
 
 
 class SpaceBeansController:
@@ -65,10 +71,11 @@ class SpaceBeansController:
             self._highlight = None
             return
         self._state = game["state"]
-        count = len(self._state["players"])
-        if self._highlight is None or self._highlight >= count:
-            active = self._state.get("active")
-            self._highlight = active if active is not None else self._state["standings"][0]["player"]
+        active = self._state.get("active")
+        if self._state.get("finished") or self._state.get("end_triggered") or active is None:
+            self._highlight = self._state["standings"][0]["player"]
+        else:
+            self._highlight = active
         self._redraw()
 
     def on_button(self, action: str) -> None:
@@ -87,12 +94,14 @@ class SpaceBeansController:
 
     # -- actions (names from buttons.json) -------------------------------------
 
-    def _do_next_player(self) -> None:
-        order = [row["player"] for row in self._state["standings"]]
-        position = order.index(self._highlight) if self._highlight in order else -1
-        self._highlight = order[(position + 1) % len(order)]
+    def _do_end_turn(self) -> None:
         self._message_until = None
-        self._redraw()
+        try:
+            self.table.submit({"type": "end_turn"}, "button")
+        except (RuleError, CommandError) as exc:
+            self._refused(exc.message)
+            return
+        self.on_state(self.table.public_state())
 
     def _do_show_leader(self) -> None:
         state = self._state
@@ -112,12 +121,32 @@ class SpaceBeansController:
             self.on_state(self.table.public_state())
         return self._state
 
+    def _refused(self, message: str) -> None:
+        self.display.error(message)
+        self._message_until = self.clock() + ERROR_SECONDS
+        # Phones show it too: the player who pressed may be looking at one.
+        publish = getattr(self.table, "publish", None)
+        if publish is not None:
+            publish("refused", {"message": message, "source": "button"})
+
+    def title(self) -> str:
+        """The standings' heading: whose turn it is, or what the game waits for."""
+        state = self._state
+        if state is None:
+            return ""
+        if state.get("finished"):
+            return "Final scores"
+        if state.get("end_triggered"):
+            return "Enter secret cards"
+        active = state.get("active")
+        return f"{state['players'][active]['name']}'s turn" if active is not None else ""
+
     def _redraw(self) -> None:
         if self._message_until is not None or self._state is None:
             return
         order = [row["player"] for row in self._state["standings"]]
         cursor = order.index(self._highlight) if self._highlight in order else None
-        self.display.standings(self.rows(), cursor)
+        self.display.standings(self.rows(), cursor, self.title())
 
 
 Controller = SpaceBeansController

@@ -27,8 +27,8 @@
     var n = cards.length;
     if (!n) return "";
     return score(cards)
-      ? n + " cards with a " + n + ": closing out gives a trophy worth " + n + " (S2)"
-      : n + " cards, none shows " + n + ": closing out gives no trophy (S2)";
+      ? n + " cards with a " + n + ": closing out gives a trophy worth " + n
+      : n + " cards, none shows " + n + ": closing out gives no trophy";
   }
 
   // The deck has one card of each value 1..3 and two of each 4..9 per bean (S1).
@@ -38,7 +38,7 @@
       var v = cards[i];
       counts[v] = (counts[v] || 0) + 1;
       var copies = v <= 3 ? 1 : 2;
-      if (counts[v] > copies) return bean + " has only " + copies + " card" + (copies > 1 ? "s" : "") + " of value " + v + " (S1)";
+      if (counts[v] > copies) return bean + " has only " + copies + " card" + (copies > 1 ? "s" : "") + " of value " + v;
     }
     return "";
   }
@@ -160,6 +160,13 @@
     var me = myIndex();
     var p = state.players[me];
     var need = p.reveal_pending || p.secret_count || 0;
+    // The secret collection is always the second one: not offered before an open one.
+    var secretRadio = panel.querySelector("input[name=beans-target][value=secret]");
+    if (secretRadio) {
+      secretRadio.disabled = !p.open;
+      secretRadio.closest("label").classList.toggle("hidden", !p.open);
+      if (!p.open && secretRadio.checked) panel.querySelector("input[name=beans-target][value=open]").checked = true;
+    }
     var t = target();
     var beanSel = $("beans-bean");
     $("beans-entry-target").classList.toggle("hidden", mode !== "add");

@@ -3,7 +3,6 @@
   "use strict";
   var TP = window.TablePi;
   var img = document.getElementById("oled");
-  var versionEl = document.getElementById("oled-version");
   var shown = null;
   var loading = false;
 
@@ -19,7 +18,7 @@
         if (v !== null && v !== shown) {
           loading = true;
           var next = new Image();
-          next.onload = function () { img.src = next.src; shown = v; versionEl.textContent = v; loading = false; };
+          next.onload = function () { img.src = next.src; shown = v; img.setAttribute("data-version", String(v)); loading = false; };
           next.onerror = function () { loading = false; };
           next.src = "/api/device/oled.png?v=" + v;
         }
@@ -29,8 +28,10 @@
   setInterval(checkDisplay, 300);
   checkDisplay();
 
-  // Buttons: a press held for 750 ms or more, or with "hold" ticked, is long.
-  var LONG_MS = 750;
+  // Buttons: a press held as long as the table's own buttons need (1.5 s by
+  // default), or with "hold" ticked, is long.
+  var hint = document.getElementById("hold-hint");
+  var LONG_MS = parseInt((hint && hint.getAttribute("data-hold-ms")) || "1500", 10);
   var downAt = {};
   function press(button, long) {
     TP.showError("");

@@ -91,6 +91,10 @@
       try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
       showNotice(d.message || (d.lost ? "Camera lost" : "Camera back"), d.lost ? "warn" : "info");
     });
+    // A button on the table was refused: say why here too, not only on the OLED.
+    es.addEventListener("refused", function (ev) {
+      try { showNotice("The table: " + JSON.parse(ev.data).message, "warn"); } catch (e) { /* keep going */ }
+    });
     es.addEventListener("error", function (ev) {
       if (!ev.data) return;  // a connection error, handled by onerror
       try { showNotice(JSON.parse(ev.data).message || ev.data, "warn"); } catch (e) { showNotice(ev.data, "warn"); }
@@ -168,7 +172,8 @@
 
   function errorText(data, status) {
     if (data && data.error) {
-      return data.rule ? data.error + " (rule " + data.rule + ")" : data.error;
+      // The rule's code stays in the JSON for developers; players read the words.
+      return data.error;
     }
     return "The table refused that (HTTP " + status + ").";
   }

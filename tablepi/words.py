@@ -1,0 +1,38 @@
+"""Words for players: what the pages and the OLED say, without the rule codes
+("B7", "S2", "rule pin") that the games and the API keep for developers."""
+
+from __future__ import annotations
+
+import re
+
+# "(B10)", "(rule S2)", "(rule pin)", "[T2]": references into the rules, for
+# developers reading the API's JSON; a player reads the sentence around them.
+_RULE_REF = re.compile(r"\s*[(\[](?:rule\s+)?(?:[A-Z]{1,2}\d+[a-z]?|pin)[)\]]")
+
+# What each button action (tablepi/controllers/buttons.json) does, in words.
+ACTION_WORDS = {
+    "wake": "light the screen",
+    "confirm": "take the option shown",
+    "undo": "undo the last move",
+    "end_turn": "end the turn",
+    "roll": "roll (read the dice)",
+    "cycle": "next option",
+    "show_options": "list the options",
+    "timer_toggle": "start or pause the timer",
+    "timer_reset": "reset the timer",
+    "coin": "flip the danger coin",
+    "next_phase": "next phase",
+    "show_leader": "show who leads",
+}
+
+
+def plain(text: str) -> str:
+    """``text`` with its rule references taken out."""
+    return _RULE_REF.sub("", text)
+
+
+def action_words(action: str | None) -> str:
+    """What a button action does, for a player."""
+    if not action:
+        return ""
+    return ACTION_WORDS.get(action, action.replace("_", " "))

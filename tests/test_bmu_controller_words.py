@@ -1,0 +1,51 @@
+"""What the Beam Me Up controller says to players: the set-up step, options
+short enough for an OLED row, and refusals shown on the phones too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hardware.display import TableDisplay
+from tablepi.controllers.beam_me_up import BeamMeUpController, short_option
+from tablepi.store import Store
+from tablepi.table import Table
+
+
+def _table(tmp_path: Path, advantage: bool = True) -> tuple[Table, TableDisplay, BeamMeUpController]:
+    table = Table(Store(tmp_path))
+    display = TableDisplay()
+    controller = BeamMeUpController(table, display, None, lambda: 100.0, roll=lambda: None)
+    settings = {"players": [{"name": "Ann"}, {"name": "Ben"}], "advantage": advantage}
+    controller.on_state(table.start_game("beam_me_up", settings))
+    return table, display, controller
+
+
+def _dice(values: list[int]) -> list[dict]:
+    return [{"value": v, "box": [0, 0, 10, 10], "confidence": 0.9} for v in values]
+
+
+def test_a_roll_during_the_set_up_step_says_what_the_table_waits_for(tmp_path: Path) -> None:
+    table, display, controller = _table(tmp_path)
+    sub = table.subscribe()
+    assert not controller.on_reading(_dice([1, 2, 3, 4, 5]))
+    assert display.screen == "error"
+    event = sub.get(1)
+    assert event.type == "refused"
+    assert event.data["message"] == "Set-up first: Ben moves 1 counter up one square. Then roll."
+    controller.on_button("roll")  # B in simulation: not rolled, the same words
+    assert sub.get(1).data["message"].startswith("Set-up first: Ben")
+    assert table.seq == 0  # nothing recorded
+
+
+def test_oled_options_fit_a_row(tmp_path: Path) -> None:
+    assert short_option({"parts": [{"column": "4", "squares": 3}, {"column": "6", "squares": 2}]}) == (
+        "+3 in 4 & +2 in 6"
+    )
+    assert short_option({"parts": [{"column": "straight", "squares": 4}]}) == "+4 straight"
+    table, display, controller = _table(tmp_path, advantage=False)
+    assert controller.on_reading(_dice([4, 4, 4, 6, 6]))
+    controller.on_state(table.public_state())
+    controller.on_button("confirm")
+    items = controller._items()
+    assert items[0] == "+2 in 4 & +1 in 6"  # the full house, not "full house: triplet of 4s +3 in..."
+    assert all("(" not in item for item in items)
