@@ -533,6 +533,29 @@ class Store:
             if current is not None and current[0] == str(game_id):
                 self._set_current(conn, None)
 
+    def resume_game(self, game_id: int) -> GameRecord:
+        """Put an abandoned game back on the table; the game there now, if
+        still playing, is abandoned in its place (and can be resumed in turn)."""
+        now = self.clock()
+        with self._transaction() as conn:
+            row = conn.execute("SELECT status FROM games WHERE id=?", (game_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"there is no game {game_id}")
+            if row[0] != "abandoned":
+                raise StoreError(f"game {game_id} is {row[0]}; only an abandoned game can be resumed")
+            previous = conn.execute("SELECT value FROM meta WHERE key='current_game'").fetchone()
+            if previous:
+                conn.execute(
+                    "UPDATE games SET status='abandoned', ended_at=? WHERE id=? AND status='playing'",
+                    (now, int(previous[0])),
+                )
+            conn.execute("UPDATE games SET status='playing', ended_at=NULL WHERE id=?", (game_id,))
+            self._set_current(conn, game_id)
+        record = self.game(game_id)
+        if record is None:
+            raise StoreError(f"game {game_id} vanished while it was resumed")
+        return record
+
     def initial_snapshot(self, game_id: int) -> dict[str, Any] | None:
         with self._lock:
             row = self._conn.execute(

@@ -29,8 +29,9 @@ Interface (the web and the controllers build on it):
 
 Table-level commands, besides each game's own (see the game modules):
 ``{"type": "new_game", "kind": ..., "settings": {...}}``, ``{"type":
-"end_game"}`` (take the current game off the table) and ``{"type": "undo"}``
-(take back the last command; logged, so a replay takes it back too).
+"end_game"}`` (take the current game off the table), ``{"type": "resume_game",
+"game": ID}`` (put an abandoned game back where it was left) and ``{"type":
+"undo"}`` (take back the last command; logged, so a replay takes it back too).
 
 Every command is stamped with ``"at"`` (the table's clock) and logged with
 it; games whose rules read time get the stamp too (``store.game_command``).
@@ -77,7 +78,7 @@ SECRET_FIELDS = frozenset(
         "secret_contents",
     }
 )
-TABLE_COMMANDS = ("new_game", "end_game", "undo")
+TABLE_COMMANDS = ("new_game", "end_game", "resume_game", "undo")
 
 
 class CommandError(ValueError):
@@ -169,6 +170,7 @@ class Table:
         self._effective = array("q")
         self._is_roll = bytearray()
         self._roll_entry: dict[str, Any] | None = None
+        self._undo_cache: tuple[tuple[int | None, int], dict[str, Any]] | None = None
         # How many commands were in effect at each snapshot written or found.
         self._snapshot_depth: dict[int, int] = {0: 0}
         self._resume()
@@ -195,12 +197,12 @@ class Table:
     def _public_state(self) -> dict[str, Any]:
         if self._game is None:
             return {"seq": 0, "game": None}
-        return {
-            "seq": self._seq,
-            "game": public_game_state(
-                self._game, self._game_id, self._kind, self.clock(), self._last, self._last_roll()
-            ),
-        }
+        game = public_game_state(
+            self._game, self._game_id, self._kind, self.clock(), self._last, self._last_roll()
+        )
+        # What an undo would take back now (None: nothing), so pages offer it only then.
+        game["undo"] = self._undoable()
+        return {"seq": self._seq, "game": game}
 
     # -- events --------------------------------------------------------------
 
@@ -247,10 +249,12 @@ class Table:
                 return self._new_game(command)
             if ctype == "end_game":
                 return self._end_game()
+            if ctype == "resume_game":
+                return self._resume_abandoned(command)
             if self._game is None:
                 raise CommandError("there is no game on the table; start one first (new_game)")
             if ctype == "undo":
-                return self._undo(source)
+                return self._undo(source, command.get("seq"))
             return self._play(command, source)
 
     def _new_game(self, command: dict[str, Any]) -> dict[str, Any]:
@@ -281,6 +285,27 @@ class Table:
         self._forget_played()
         return self._published()
 
+    def _resume_abandoned(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Put an abandoned game back on the table where it was left; the game
+        on the table now is set aside in its place (and can come back the same way)."""
+        game_id = command.get("game")
+        if isinstance(game_id, bool) or not isinstance(game_id, int):
+            raise CommandError('"game" must be the number of an abandoned game (see the set-up page)')
+        record = self.store.game(game_id)
+        if record is None:
+            raise CommandError(f"there is no game {game_id}")
+        if record.status != "abandoned":
+            raise CommandError(f"game {game_id} is {record.status}; only an abandoned game can be resumed")
+        self.store.resume_game(game_id)
+        self._last = None
+        try:
+            self._resume_game(game_id)
+        except (StoreError, RuleError, KeyError, TypeError, ValueError, IndexError, sqlite3.Error) as exc:
+            self._resume()  # sets the unreadable game aside again and leaves the table empty
+            raise CommandError(f"game {game_id} could not be resumed: {exc}") from exc
+        log.info("game %d resumed from the history", game_id)
+        return self._published()
+
     def _stamp(self, command: dict[str, Any]) -> dict[str, Any]:
         stamped = dict(command)
         stamped["at"] = self.clock()
@@ -304,13 +329,43 @@ class Table:
             raise
         return self._published()
 
-    def _undo(self, source: str) -> dict[str, Any]:
+    def _undo(self, source: str, expected: Any = None) -> dict[str, Any]:
+        """Take back the last command in effect. With ``expected`` (the seq of
+        the command the player means, as a correction of a roll sends it),
+        only that command: never the one before it, if it was taken back already."""
+        undoing = self._undoable()
+        if expected is not None:
+            if isinstance(expected, bool) or not isinstance(expected, int):
+                raise CommandError('"seq" must be the number of the command to take back')
+            if undoing is None or undoing["seq"] != expected:
+                raise CommandError(
+                    "that was taken back already, or something was played after it; nothing changed"
+                )
         stamped = self._stamp({"type": "undo"})
         game = self._take_back()
         seq = self._seq + 1
         self._record(seq, stamped, source, game)
         self._game = game
+        if undoing is not None and self._last is not None:
+            self._last["undid"] = undoing
         return self._published()
+
+    def _undoable(self) -> dict[str, Any] | None:
+        """The command an undo would take back: its seq, type, source and
+        manual flag (read from the log once per command, then remembered)."""
+        if not self._effective:
+            return None
+        seq = self._effective[-1]
+        cached = self._undo_cache
+        if cached is not None and cached[0] == (self._game_id, seq):
+            return dict(cached[1])
+        found = self.store.commands_between(self._game_id, seq - 1, seq)
+        if not found:
+            return None
+        e = found[0]
+        entry = {"seq": e.seq, "type": e.command.get("type"), "source": e.source, "manual": e.manual}
+        self._undo_cache = ((self._game_id, seq), entry)
+        return dict(entry)
 
     def _take_back(self) -> Any:
         """The game with its last command taken back, leaving the current one
@@ -463,4 +518,14 @@ class Table:
         if types:
             last = self.store.commands_between(game_id, seq - 1, seq)[0]
             self._last = _entry(last.seq, last.command, last.source, last.manual)
+            before = effective(types[:-1]) if last.command.get("type") == "undo" else []
+            if before:
+                # What the last undo took back, as the pages said before the restart.
+                undone = self.store.commands_between(game_id, before[-1] - 1, before[-1])[0]
+                self._last["undid"] = {
+                    "seq": undone.seq,
+                    "type": undone.command.get("type"),
+                    "source": undone.source,
+                    "manual": undone.manual,
+                }
         log.info("resumed game %d (%s) at command %d", game_id, record.kind, self._seq)

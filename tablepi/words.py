@@ -26,6 +26,40 @@ ACTION_WORDS = {
 }
 
 
+# What a command is, for "Undo the roll" and "Undone: the roll".
+COMMAND_WORDS = {
+    "roll": "the roll",
+    "choose": "the option chosen",
+    "move": "the move",
+    "bonus": "the bonus square",
+    "advantage": "the set-up move",
+    "end_turn": "the end of the turn",
+    "leader": "the new leader",
+    "partner": "the partner chosen",
+    "next_phase": "the phase change",
+    "vote": "the vote",
+    "timer_start": "the timer start",
+    "timer_pause": "the timer pause",
+    "timer_reset": "the timer reset",
+    "result": "the mission result",
+    "add": "the cards added",
+    "close_out": "the close-out",
+    "reveal": "the secret collection turned face up",
+    "final": "the secret collection entered",
+}
+
+
+def command_words(entry: dict | None) -> str:
+    """A logged command ({"type", "source", "manual", ...}) in a few words."""
+    if not entry:
+        return ""
+    kind = str(entry.get("type") or "")
+    words = COMMAND_WORDS.get(kind, "the last move")
+    if kind == "roll":
+        words += " entered by hand" if entry.get("manual") else " read by the camera"
+    return words
+
+
 def plain(text: str) -> str:
     """``text`` with its rule references taken out."""
     return _RULE_REF.sub("", text)

@@ -220,6 +220,8 @@ def test_outer_space_timer_on_tv(table, tv, phone):
     for i, name in enumerate(["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]):
         phone.fill(f"#players input[data-i='{i}']", name)
     phone.fill("#timer-seconds", "45")
+    # The game in progress is set aside only when the player says so.
+    phone.on("dialog", lambda dialog: dialog.accept())
     phone.click("#start-game")
     phone.wait_for_url(table.base + "/")
     game = table.state()["game"]
@@ -402,6 +404,7 @@ def test_setup_layout_editor_makes_a_custom_board(table, phone, tmp_path):
     before = table.state()["game"]
     phone.fill("#players input[data-i='0']", "Ann")
     phone.fill("#players input[data-i='1']", "Ann")
+    phone.on("dialog", lambda dialog: dialog.accept())
     phone.click("#start-game")
     phone.wait_for_selector("#setup-error:not(.hidden)")
     assert phone.inner_text("#setup-error") == "two players are called 'Ann'; names must differ"

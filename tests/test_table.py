@@ -37,8 +37,26 @@ def test_public_state_shape(table: Table) -> None:
             "state": {"scores": [4, 0], "turn": 1, "target": 10**9},
             "last": {"seq": 1, "type": "add", "source": "button", "manual": False, "at": 7.0},
             "last_roll": None,
+            "undo": {"seq": 1, "type": "add", "source": "button", "manual": False},
         },
     }
+
+
+def test_undo_says_what_it_took_back_and_only_what_was_meant(table: Table) -> None:
+    table.submit({"type": "add", "n": 4}, "button")
+    table.submit({"type": "add", "n": 2}, "web")
+    state = table.submit({"type": "undo", "seq": 2}, "web")
+    assert state["game"]["last"]["undid"] == {"seq": 2, "type": "add", "source": "web", "manual": False}
+    assert state["game"]["undo"]["seq"] == 1
+    before = table.public_state()
+    # A second correction of the same command must not take back the one before it.
+    with pytest.raises(CommandError, match="taken back already"):
+        table.submit({"type": "undo", "seq": 2}, "web")
+    assert table.public_state() == before
+    table.submit({"type": "undo"}, "web")
+    assert table.public_state()["game"]["undo"] is None  # nothing left to undo
+    again = Table(table.store, clock=table.clock)  # a restart says the same
+    assert again.public_state() == table.public_state()
 
 
 def test_illegal_command_changes_and_stores_nothing(table: Table) -> None:

@@ -208,7 +208,8 @@ def opt(check: Check) -> Field:
 TABLE_COMMANDS: dict[str, dict[str, Field]] = {
     "new_game": {"kind": req(string(40, tuple(KINDS))), "settings": opt(settings)},
     "end_game": {},
-    "undo": {},
+    "undo": {"seq": opt(integer(1, MAX_INT))},
+    "resume_game": {"game": req(integer(1, MAX_INT))},
 }
 
 NAME = string(60)

@@ -18,11 +18,12 @@ import segno
 from flask import Blueprint, abort, current_app, render_template, request
 from markupsafe import Markup
 
-from tablepi.words import action_words, plain
+from tablepi.words import action_words, command_words, plain
 
 bp = Blueprint("pages", __name__)
 bp.add_app_template_filter(plain, "plain")
 bp.add_app_template_filter(action_words, "action_words")
+bp.add_app_template_filter(command_words, "command_words")
 
 LIVE_VIEWS = ("phone", "tv")
 
@@ -248,12 +249,45 @@ def _local_pin() -> str | None:
     return None
 
 
+RESUMABLE_SHOWN = 8
+
+
+def resumable_games() -> list[dict[str, Any]]:
+    """The latest abandoned games, newest first, as the set-up page lists them."""
+    import time
+
+    store = getattr(_service().table, "store", None)
+    try:
+        games = store.games() if store is not None else []
+    except Exception:  # noqa: BLE001 - a history that cannot be read hides the list, not the page
+        return []
+    shown = []
+    for record in reversed(games):
+        if record.status != "abandoned":
+            continue
+        players = record.settings.get("players", []) if isinstance(record.settings, dict) else []
+        names = [p.get("name", "?") if isinstance(p, dict) else str(p) for p in players]
+        shown.append(
+            {
+                "id": record.id,
+                "name": KIND_NAMES.get(record.kind, record.kind),
+                "players": printable(", ".join(map(str, names))),
+                "moves": record.commands,
+                "left": time.strftime("%d %b %H:%M", time.localtime(record.ended_at or record.created_at)),
+            }
+        )
+        if len(shown) == RESUMABLE_SHOWN:
+            break
+    return shown
+
+
 @bp.route("/setup")
 def setup() -> str:
     state = _public_state()
     return render_template(
         "setup.html",
         local_pin=_local_pin(),
+        resumable=resumable_games(),
         public=state,
         g=describe(state),
         layouts=beam_layouts(),

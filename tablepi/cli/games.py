@@ -1,4 +1,4 @@
-"""`tablepi games list|export|import`: the history of played games.
+"""`tablepi games list|export|import|resume`: the history of played games.
 
 An exported game is one JSON file: settings, every command (with its time
 stamp, source and manual flag) and the final state. Importing replays it
@@ -30,6 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = which.add_parser("import", help="add an exported game to the history", parents=[common])
     p.add_argument("file", type=Path, help="a JSON file from `tablepi games export`")
     p.set_defaults(func=import_game)
+    p = which.add_parser(
+        "resume",
+        help="put an abandoned game back on the table (taken up when the table starts)",
+        parents=[common],
+    )
+    p.add_argument("id", type=int, help="the abandoned game's number (see `tablepi games list`)")
+    p.set_defaults(func=resume_game)
 
 
 def _store(args: argparse.Namespace):
@@ -115,4 +122,27 @@ def import_game(args: argparse.Namespace) -> int:
     finally:
         store.close()
     print(f"imported as game {game_id}")
+    return 0
+
+
+def resume_game(args: argparse.Namespace) -> int:
+    from tablepi.store import StoreError
+
+    store = _store(args)
+    try:
+        record = store.game(args.id)
+        if record is None:
+            print(f"there is no game {args.id} (see `tablepi games list`)", file=sys.stderr)
+            return 1
+        store.resume_game(args.id)
+    except StoreError as exc:
+        print(f"game {args.id} was not resumed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    # A table already running keeps the game it holds until it restarts; its
+    # set-up page resumes a game at once.
+    print(
+        f"game {args.id} ({record.kind}) is on the table again; `tablepi run` takes it up where it was left"
+    )
     return 0

@@ -241,7 +241,8 @@
       var out = document.getElementById("pin-error");
       out.textContent = "";
       TP.post("/api/login", { pin: input.value.trim() })
-        .then(function () { signIns++; setAuthed(true); input.value = ""; refresh(); })
+        // The "sign in first" error from before is stale now: it goes.
+        .then(function () { signIns++; setAuthed(true); showError(""); input.value = ""; refresh(); })
         .catch(function (e) { out.textContent = e.message; });
     });
   }
@@ -249,6 +250,7 @@
   if (logout) logout.addEventListener("click", function (ev) {
     ev.preventDefault();
     setAuthed(false);
+    showError("");
     // Ends the session on the table too, not just on this page.
     TP.post("/api/logout", {}).catch(function () { /* signed out here already */ });
   });

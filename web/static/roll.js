@@ -21,6 +21,7 @@
   var locked = [false, false, false, false, false];
   var active = 0;
   var correcting = false;
+  var correctingSeq = null;  // the roll the composer was opened to correct
 
   function readState() {
     var el = document.getElementById("state-json");
@@ -28,7 +29,8 @@
     try { pub = el ? JSON.parse(el.textContent) : null; } catch (e) { pub = null; }
     var g = pub && pub.game;
     var s = g && g.kind === "beam_me_up" ? g.state : null;
-    return { seq: pub ? pub.seq : null, kind: g && g.kind, dice: s ? s.dice : null, phase: s ? s.phase : null, s: s };
+    return { seq: pub ? pub.seq : null, kind: g && g.kind, dice: s ? s.dice : null, phase: s ? s.phase : null, s: s,
+      rollSeq: g && g.last_roll ? g.last_roll.seq : null };
   }
 
   function afterRender() {
@@ -61,6 +63,7 @@
   function open(mode) {
     var st = readState();
     correcting = mode === "correct";
+    correctingSeq = correcting ? st.rollSeq : null;
     slots = [0, 0, 0, 0, 0];
     locked = [false, false, false, false, false];
     if (mode === "seen" && TP.seenDice) {
@@ -125,7 +128,11 @@
       var fits = before.every(function (v) { var at = left.indexOf(v); if (at < 0) return false; left.splice(at, 1); return true; });
       if (fits) cmd.kept = before.slice();
     }
-    var first = correcting ? TP.command({ type: "undo" }) : Promise.resolve();
+    // The undo names the roll being corrected: if it was taken back already
+    // (another phone corrected it first), the table refuses rather than take
+    // back the move before it.
+    var undo = correctingSeq ? { type: "undo", seq: correctingSeq } : { type: "undo" };
+    var first = correcting ? TP.command(undo) : Promise.resolve();
     first.then(function () { return TP.command(cmd); })
       .then(function () { close(); keptIdx = []; })
       .catch(function () { /* shown already */ });

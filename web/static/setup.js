@@ -118,11 +118,27 @@
     var err = $("setup-error");
     var button = $("start-game");
     if (button.disabled) return;
+    // A game in progress is never thrown away without asking (it can be resumed later).
+    var current = $("current-game");
+    if (current && current.getAttribute("data-running") === "1" &&
+        !window.confirm(current.getAttribute("data-name") + " is in progress. Set it aside and start a new game? It can be resumed from this page.")) return;
     err.classList.add("hidden");
     button.disabled = true;
     TP.post("/api/commands", { type: "new_game", kind: kind(), settings: settings() })
       .then(function () { window.location.href = "/"; })
       .catch(function (e) { err.textContent = e.message; err.classList.remove("hidden"); button.disabled = false; });
+  });
+
+  // Resume a game set aside; the game in progress, if any, is set aside in its place.
+  document.addEventListener("click", function (ev) {
+    var el = ev.target.closest("[data-resume]");
+    if (!el) return;
+    var current = $("current-game");
+    if (current && current.getAttribute("data-running") === "1" &&
+        !window.confirm(current.getAttribute("data-name") + " is in progress. Set it aside and resume the other game?")) return;
+    TP.command({ type: "resume_game", game: parseInt(el.getAttribute("data-resume"), 10) })
+      .then(function () { window.location.href = "/"; })
+      .catch(function () { /* shown already */ });
   });
 
   // -- layout editor ------------------------------------------------------------

@@ -1,0 +1,195 @@
+"""What a player sees, in a real headless Chromium against a real
+`tablepi run --simulate`: a game in progress is never thrown away without
+asking and can be resumed, signing in and out, undo that says what it undid,
+the Beam Me Up set-up step, and Space Beans controls the rules allow."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+
+import pytest
+from browser_support import TablePiProcess, launch, page_errors, require_browser, sign_in
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    require_browser()
+    proc = TablePiProcess(tmp_path_factory.mktemp("table")).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(table):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def phone(browser):
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    ctx.set_default_timeout(5000)
+    page = ctx.new_page()
+    page.errors = page_errors(page)
+    yield page
+    assert page.errors == []
+    ctx.close()
+
+
+def bmu(table, advantage: bool = True) -> None:
+    players = [{"name": "Ann", "board": "A"}, {"name": "Ben", "board": "B"}]
+    table.command(
+        {"type": "new_game", "kind": "beam_me_up", "settings": {"players": players, "advantage": advantage}}
+    )
+
+
+def wait_until(check, what: str, seconds: float = 3.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_starting_over_a_game_asks_and_a_game_set_aside_resumes(table, phone):
+    bmu(table, advantage=False)
+    table.command({"type": "roll", "dice": [1, 1, 2, 3, 4], "manual": True})
+    first = table.state()["game"]["id"]
+    phone.goto(table.base + "/setup")
+    sign_in(phone, table.pin)
+    phone.click("input[name=kind][value=space_beans]")
+    asked: list[str] = []
+
+    def answer(dialog, accept: bool) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    # Said no: the game in progress stays.
+    phone.once("dialog", lambda d: answer(d, False))
+    phone.click("#start-game")
+    wait_until(lambda: asked, "no question was asked")
+    assert "Beam Me Up is in progress" in asked[0] and "resumed" in asked[0]
+    phone.wait_for_timeout(300)
+    assert table.state()["game"]["id"] == first
+
+    # Said yes: a new game, and the old one is listed to resume.
+    phone.once("dialog", lambda d: answer(d, True))
+    phone.click("#start-game")
+    phone.wait_for_url(table.base + "/")
+    assert table.state()["game"]["kind"] == "space_beans"
+    phone.goto(table.base + "/setup")
+    row = phone.locator(f"#resumable li[data-game='{first}']")
+    assert "Beam Me Up" in row.inner_text() and "Ann, Ben" in row.inner_text()
+    phone.once("dialog", lambda d: answer(d, True))  # the Space Beans game is in progress: asked again
+    row.locator("[data-resume]").click()
+    phone.wait_for_url(table.base + "/")
+    game = table.state()["game"]
+    assert game["id"] == first and game["state"]["dice"] == [1, 1, 2, 3, 4]
+    phone.wait_for_selector("#roll-dice .die")
+
+
+def test_sign_in_clears_the_stale_error_and_stop_signs_out_on_the_table(table, phone):
+    bmu(table, advantage=False)
+    phone.goto(table.base + "/")
+    phone.wait_for_selector("#link-status.online")
+    phone.evaluate("TablePi.command({type: 'roll', dice: [1, 2, 3, 4, 5]}).catch(() => null)")
+    phone.wait_for_selector("#action-error:not(.hidden)")
+    assert "PIN" in phone.inner_text("#action-error")
+    assert not phone.locator("#signed-in").is_visible()
+    sign_in(phone, table.pin)
+    assert phone.locator("#action-error").is_hidden()
+    assert "Signed in" in phone.inner_text("#signed-in")
+    cookies = phone.context.cookies()
+
+    phone.click("#pin-forget")
+    phone.wait_for_selector("#pin-card", state="visible")
+    wait_until(
+        lambda: not phone.evaluate("fetch('/api/session').then(r => r.json())")["signed_in"],
+        "the table still counts the phone as signed in",
+    )
+    # The session ended on the table: the old cookie moves nothing any more.
+    header = "; ".join(f"{c['name']}={c['value']}" for c in cookies)
+    request = urllib.request.Request(
+        table.base + "/api/commands",
+        data=json.dumps({"type": "roll", "dice": [1, 2, 3, 4, 5]}).encode(),
+        headers={"Content-Type": "application/json", "Cookie": header},
+        method="POST",
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=5)
+    assert refused.value.code == 403
+    assert table.state()["game"]["state"]["dice"] is None
+
+
+def test_undo_names_what_it_takes_back_and_a_correction_stops_at_the_roll(table, phone):
+    table.command({"type": "new_game", "kind": "space_beans", "settings": {"players": ["Ann", "Ben"]}})
+    phone.goto(table.base + "/")
+    sign_in(phone, table.pin)
+    assert phone.locator("#undo-button").count() == 0  # nothing to undo yet
+
+    bmu(table, advantage=False)
+    table.command({"type": "roll", "dice": [2, 2, 3, 5, 6], "manual": True})
+    phone.wait_for_selector("#undo-button")
+    assert phone.inner_text("#undo-button") == "Undo the roll entered by hand"
+    phone.click("#undo-button")
+    phone.wait_for_selector("#undone")
+    assert phone.inner_text("#undone") == "Undone: the roll entered by hand."
+    assert table.state()["game"]["state"]["dice"] is None
+    assert phone.locator("#undo-button").count() == 0
+
+    # Two phones correct the same roll: the second correction is refused, it
+    # does not take back the move before the roll.
+    table.command({"type": "roll", "dice": [2, 2, 3, 5, 6], "manual": True})
+    phone.wait_for_selector("#roll-dice .die")
+    phone.click("[data-open-roll='correct']")
+    table.command({"type": "undo"})  # another phone was quicker
+    table.command({"type": "roll", "dice": [4, 4, 3, 5, 6], "manual": True})
+    before = table.state()
+    phone.click("#rc-slots [data-slot='0']")
+    phone.click("#rc-pad [data-pick='1']")
+    phone.click("#rc-send")
+    phone.wait_for_selector("#action-error:not(.hidden)")
+    assert "taken back already" in phone.inner_text("#action-error")
+    assert table.state()["seq"] == before["seq"]
+
+
+def test_a_roll_in_the_set_up_step_says_what_the_table_waits_for(table, browser, phone):
+    bmu(table, advantage=True)
+    phone.goto(table.base + "/")
+    sign_in(phone, table.pin)
+    phone.wait_for_selector("#link-status.online")
+    assert "waits for this before the first roll" in phone.inner_text("#bmu-setup")
+    # B on the simulated table (its roll) during the set-up step.
+    phone.evaluate("TablePi.post('/api/device/press', {button: 'B', long: false})")
+    phone.wait_for_selector("#notice.warn")
+    assert "Set-up first: Ben moves 1 counter up one square" in phone.inner_text("#notice")
+    assert table.state()["game"]["state"]["phase"] == "advantage"
+
+
+def test_space_beans_offers_a_secret_collection_only_after_an_open_one(table, phone):
+    table.command({"type": "new_game", "kind": "space_beans", "settings": {"players": ["Ann", "Ben"]}})
+    phone.goto(table.base + "/")
+    sign_in(phone, table.pin)
+    phone.click("[data-beans-player='0']")
+    secret = phone.locator("input[name=beans-target][value=secret]")
+    assert secret.is_disabled() and not secret.is_visible()
+    table.command({"type": "add", "player": 0, "collection": "open", "bean": "Bohrion", "cards": [2]})
+    table.command({"type": "end_turn"})
+    table.command({"type": "add", "player": 1, "collection": "open", "bean": "Bluebeans", "cards": [4]})
+    table.command({"type": "end_turn"})
+    phone.wait_for_function("!document.querySelector('input[name=beans-target][value=secret]').disabled")
+    assert secret.is_visible()
+    # A on the table passes the turn for real; refused, it says why on the phone.
+    phone.evaluate("TablePi.post('/api/device/press', {button: 'A', long: false})")
+    phone.wait_for_selector("#notice.warn")
+    assert "The table:" in phone.inner_text("#notice")
+    assert table.state()["game"]["state"]["active"] == 0
