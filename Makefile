@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: run test lint bench browser clean
+.PHONY: run test lint bench browser screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ bench: $(STAMP)
 	$(VENV)/bin/tablepi bench dice
 	$(VENV)/bin/tablepi bench table
 	$(VENV)/bin/tablepi bench web
+
+# The README's pictures, taken by the browser tests of a real simulated table.
+screenshots: $(STAMP) browser
+	TABLEPI_PICTURES=docs/pictures $(VENV)/bin/pytest -q tests/test_browser_pictures.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

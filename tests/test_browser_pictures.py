@@ -1,0 +1,147 @@
+"""The README's pictures, taken of a real `tablepi run --simulate` in headless
+Chromium: the phone during a Beam Me Up turn, the TV in each game, and
+/device. Every run keeps them in artifacts/screenshots/readme/; `make
+screenshots` runs this module with TABLEPI_PICTURES=docs/pictures so the
+README's copies are replaced by pictures of the table as it is now."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from browser_support import ROOT, SCREENSHOTS, TablePiProcess, launch, page_errors, require_browser, sign_in
+
+pytestmark = pytest.mark.browser
+
+PICTURES = SCREENSHOTS / "readme"
+PHONE = {"width": 390, "height": 844}
+TV = {"width": 1920, "height": 1080}
+DESKTOP = {"width": 1280, "height": 860}
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    require_browser()
+    proc = TablePiProcess(tmp_path_factory.mktemp("table")).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(table):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+def page_for(browser, viewport: dict, phone: bool = False):
+    extra = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True} if phone else {}
+    ctx = browser.new_context(viewport=viewport, **extra)
+    ctx.set_default_timeout(5000)
+    page = ctx.new_page()
+    page.errors = page_errors(page)
+    return page
+
+
+def keep(page, name: str, full_page: bool = False) -> Path:
+    """Take one picture; with TABLEPI_PICTURES set, copy it there as well."""
+    PICTURES.mkdir(parents=True, exist_ok=True)
+    path = PICTURES / name
+    page.screenshot(path=str(path), full_page=full_page)
+    assert path.stat().st_size > 10_000, f"{name} looks empty"
+    target = os.environ.get("TABLEPI_PICTURES")
+    if target:
+        folder = Path(target) if Path(target).is_absolute() else ROOT / target
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, folder / name)
+    return path
+
+
+def settle(page) -> None:
+    page.wait_for_selector("#link-status.online")
+    page.wait_for_timeout(400)  # the last state change re-rendered
+
+
+def test_pictures_of_a_beam_me_up_turn(table, browser):
+    players = [{"name": n, "board": b} for n, b in zip(["Ann", "Ben", "Cat", "Dan"], "ABCD", strict=True)]
+    table.command({"type": "new_game", "kind": "beam_me_up", "settings": {"players": players}})
+    table.command({"type": "advantage", "columns": ["3"]})
+    table.command({"type": "advantage", "columns": ["1", "straight"]})
+    table.command({"type": "advantage", "columns": ["2", "4", "6"]})
+    for command in [
+        {"type": "roll", "dice": [4, 4, 4, 6, 6], "manual": True},
+        {"type": "choose", "option": 0},
+        {"type": "move", "part": 0},
+        {"type": "move", "part": 1},
+        {"type": "roll", "dice": [1, 2, 3, 4, 5], "manual": True},
+        {"type": "choose", "option": 0},
+        {"type": "move", "part": 0},
+    ]:
+        table.command(command)
+        if table.state()["game"]["state"]["phase"] == "bonus":
+            table.command({"type": "bonus", "column": "5"})
+    table.command({"type": "roll", "dice": [3, 3, 5, 5, 2], "manual": True})  # Cat: options to choose from
+
+    phone = page_for(browser, PHONE, phone=True)
+    phone.goto(table.base + "/")
+    sign_in(phone, table.pin)
+    settle(phone)
+    assert phone.locator("#options .option").count() >= 1
+    keep(phone, "phone-beam-me-up.png")
+
+    tv = page_for(browser, TV)
+    tv.goto(table.base + "/tv")
+    settle(tv)
+    keep(tv, "tv-beam-me-up.png")
+
+    device = page_for(browser, DESKTOP)
+    device.goto(table.base + "/device")
+    sign_in(device, table.pin)
+    device.wait_for_function("document.getElementById('oled').naturalWidth > 0")
+    device.wait_for_function("document.getElementById('camera').naturalWidth > 0", timeout=15000)
+    device.wait_for_timeout(400)
+    keep(device, "device.png")
+    for page in (phone, tv, device):
+        assert page.errors == []
+        page.context.close()
+
+
+def test_pictures_of_the_tv_in_the_other_games(table, browser):
+    names = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
+    table.command({"type": "new_game", "kind": "outer_space", "settings": {"players": names}})
+    table.command({"type": "leader", "player": "Cat"})
+    table.command({"type": "partner", "player": "Eve"})
+    table.command({"type": "timer_start"})
+    tv = page_for(browser, TV)
+    tv.goto(table.base + "/tv")
+    settle(tv)
+    time.sleep(0.5)
+    keep(tv, "tv-outer-space.png")
+
+    table.command({"type": "new_game", "kind": "space_beans", "settings": {"players": ["Ann", "Ben", "Cat"]}})
+    for command in [
+        {"type": "add", "player": 0, "collection": "open", "bean": "Bohrion", "cards": [2, 6]},
+        {"type": "end_turn"},
+        {"type": "add", "player": 1, "collection": "open", "bean": "Bluebeans", "cards": [4, 7]},
+        {"type": "end_turn"},
+        {"type": "add", "player": 2, "collection": "open", "bean": "Beanliens", "cards": [1]},
+        {"type": "end_turn"},
+        {"type": "close_out", "player": 0},
+        {"type": "add", "player": 0, "collection": "open", "bean": "Moonbohnen", "cards": [5, 5]},
+        {"type": "end_turn"},
+        {"type": "close_out", "player": 1},
+        {"type": "add", "player": 1, "collection": "open", "bean": "Dark Beans", "cards": [3]},
+        {"type": "end_turn"},
+        {"type": "add", "player": 2, "collection": "secret", "count": 2},
+    ]:
+        table.command(command)
+    settle(tv)
+    keep(tv, "tv-space-beans.png")
+    assert tv.errors == []
+    tv.context.close()
