@@ -360,3 +360,12 @@ def test_pages_use_words_not_rule_codes(service, client):
         html = re.sub(r"<script.*?</script>", "", get(client, path), flags=re.S)
         assert not re.search(r"\((?:rule )?[BST]\d+\)", html), path
         assert "Version" not in html and "wake" not in html
+
+
+def test_outer_space_next_phase_waits_for_a_partner(service, client):
+    service.table.submit({"type": "new_game", "kind": "outer_space", "settings": {"players": OS_PLAYERS}})
+    service.table.submit({"type": "leader", "player": "Cat"})
+    html = get(client, "/")
+    assert "os-next-phase" not in html and "Cat chooses a partner first" in html
+    service.table.submit({"type": "partner", "player": "Dan"})
+    assert "os-next-phase" in get(client, "/")

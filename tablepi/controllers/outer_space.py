@@ -149,6 +149,10 @@ class OuterSpaceController:
             return  # the coin stays up; the buzzer says the press did nothing
         self.display.error(message)
         self._error_until = self.clock() + ERROR_SECONDS
+        # Phones show it too: the player who pressed may be looking at one.
+        publish = getattr(self.table, "publish", None)
+        if publish is not None:
+            publish("refused", {"message": message, "source": "button"})
 
     def _play(self, sound: str) -> None:
         if self.buzzer is not None:
