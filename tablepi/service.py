@@ -478,6 +478,11 @@ class Service:
         self._force_next_reading = True
         camera.roll(keep=tuple(keep))
 
+    @property
+    def kept(self) -> list[int]:
+        """The dice of the current roll marked as set aside (indices into its dice)."""
+        return list(self._kept)
+
     def set_kept(self, indices: list[int]) -> None:
         """Mark dice of the current roll (indices into its dice) as kept for the next roll."""
         state = self.table.public_state()

@@ -193,3 +193,104 @@ def test_space_beans_offers_a_secret_collection_only_after_an_open_one(table, ph
     phone.wait_for_selector("#notice.warn")
     assert "The table:" in phone.inner_text("#notice")
     assert table.state()["game"]["state"]["active"] == 0
+
+
+def test_dice_set_aside_stay_in_step_between_phones_and_device(table, browser, phone):
+    bmu(table, advantage=False)
+    table.command({"type": "roll", "dice": [6, 2, 6, 3, 1], "manual": True})
+    device = browser.new_page(viewport={"width": 1280, "height": 900})
+    device.set_default_timeout(5000)
+    errors = page_errors(device)
+    device.goto(table.base + "/device")
+    sign_in(device, table.pin)
+    device.wait_for_selector("#link-status.online")
+    phone.goto(table.base + "/")
+    sign_in(phone, table.pin)
+    phone.wait_for_selector("#link-status.online")
+
+    phone.click("#roll-dice [data-die-index='0']")
+    phone.click("#roll-dice [data-die-index='2']")
+    device.wait_for_function("document.querySelector('[data-keep=\"2\"]').checked", timeout=2000)
+    assert device.is_checked("[data-keep='0']") and not device.is_checked("[data-keep='1']")
+
+    device.uncheck("[data-keep='0']")
+    phone.wait_for_function(
+        "document.querySelector('#roll-dice [data-die-index=\"0\"]')"
+        ".getAttribute('aria-pressed') === 'false'",
+        timeout=2000,
+    )
+    assert phone.get_attribute("#roll-dice [data-die-index='2']", "aria-pressed") == "true"
+
+    # A phone opened later shows the same marks.
+    late = browser.new_page(viewport=PHONE)
+    late.goto(table.base + "/")
+    sign_in(late, table.pin)
+    late.wait_for_function(
+        "document.querySelector('#roll-dice [data-die-index=\"2\"]').getAttribute('aria-pressed') === 'true'",
+        timeout=2000,
+    )
+    late.close()
+
+    # The next roll takes the die set aside with it, and the correction editor shows it set aside.
+    phone.click("[data-open-roll]")
+    assert "set aside" in phone.get_attribute("#rc-slots [data-slot='0']", "aria-label")
+    for value in (4, 4, 5, 2):
+        phone.click(f"#rc-pad [data-pick='{value}']")
+    phone.click("#rc-send")
+    wait_until(lambda: table.state()["game"]["state"]["roll"] == 2, "the roll was not played")
+    assert table.state()["game"]["state"]["kept"] == [6]
+    phone.wait_for_selector("[data-open-roll='correct']")
+    phone.click("[data-open-roll='correct']")
+    labels = phone.locator("#rc-slots .die-button").evaluate_all(
+        "els => els.map(e => e.getAttribute('aria-label'))"
+    )
+    assert sum("set aside" in label for label in labels) == 1
+    assert errors == []
+    device.close()
+
+
+def test_device_shows_the_camera_only_in_a_game_with_dice(table, browser):
+    table.command({"type": "new_game", "kind": "space_beans", "settings": {"players": ["Ann", "Ben"]}})
+    device = browser.new_page(viewport={"width": 1280, "height": 900})
+    device.set_default_timeout(5000)
+    errors = page_errors(device)
+    device.goto(table.base + "/device")
+    sign_in(device, table.pin)
+    device.wait_for_selector("#link-status.online")
+    assert device.locator("#camera-card").count() == 0
+    assert "end the turn" in device.inner_text(".button-map")  # Space Beans' A, in words
+    bmu(table, advantage=False)  # the page follows the table to a game with dice
+    device.wait_for_selector("#camera-card", timeout=5000)
+    device.wait_for_selector("body.authed")  # still signed in after the page reloaded
+    device.click("#roll")
+    device.wait_for_selector("#reading .read-die", timeout=8000)
+    confidences = device.locator("#reading .conf").all_inner_texts()
+    assert confidences and all(c.endswith("%") for c in confidences)
+    assert errors == []
+    device.close()
+
+
+def test_set_up_page_shows_the_board_editor_for_beam_me_up_only(table, phone):
+    phone.goto(table.base + "/setup")
+    phone.click("input[name=kind][value=beam_me_up]")
+    assert phone.locator("#layout-editor").is_visible()
+    phone.click("input[name=kind][value=space_beans]")
+    assert not phone.locator("#layout-editor").is_visible()
+
+
+def test_phone_timer_says_time_is_up_at_zero(table, phone):
+    names = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
+    table.command({"type": "new_game", "kind": "outer_space", "settings": {"players": names}})
+    table.command({"type": "timer_start"})
+    phone.goto(table.base + "/")
+    phone.wait_for_selector("#link-status.online")
+    assert phone.inner_text("#timer-label") == "running"
+    # As if the minute had just run out: the words follow the countdown, not the next event.
+    phone.evaluate(
+        "(() => { const t = document.getElementById('mission-timer');"
+        " t.setAttribute('data-countdown', '0.2'); t.setAttribute('data-t0', String(performance.now())); })()"
+    )
+    phone.wait_for_function(
+        "document.getElementById('timer-label').textContent === 'time is up'", timeout=1000
+    )
+    assert table.state()["game"]["state"]["timer"]["state"] == "running"

@@ -303,7 +303,12 @@ def test_outer_space_bridge_phase_offers_the_vote(service, client):
     service.table.submit({"type": "vote", "votes": {"Ann": 4, "Eve": 2}})
     tv = get(client, "/tv")
     assert 'id="os-leader">Ann<' in tv and "Mission <b>2</b>" in tv
-    assert re.search(r"<td>Cat</td><td>Dan</td>\s*<td>Ann 4, Eve 2</td>", tv)
+    # Each vote is kept whole (a name never wraps away from its count).
+    assert re.search(
+        r'<td>Cat</td><td>Dan</td>\s*<td class="votes"><span class="vote">Ann&nbsp;4</span>, '
+        r'<span class="vote">Eve&nbsp;2</span></td>',
+        tv,
+    )
 
 
 def test_player_names_are_text_not_markup(service, client):

@@ -111,6 +111,7 @@ def info():
             "simulated": bool(service.simulated),
             "display": {"version": version},
             "buttons": list(BUTTONS) if service.simulated else [],
+            "kept": list(getattr(service, "kept", [])),
         }
     )
 
@@ -175,7 +176,10 @@ def keep():
     ):
         return error_response(400, f"dice must list distinct indices 0..{MAX_DICE - 1}")
     try:
-        get_service().set_kept(sorted(dice))
+        service = get_service()
+        service.set_kept(sorted(dice))
     except (RuntimeError, ValueError) as exc:
         return error_response(409, str(exc), rule="device")
+    # Every phone and /device shows the same dice set aside.
+    service.table.publish("kept", {"dice": sorted(dice)})
     return jsonify({"kept": sorted(dice)})

@@ -61,52 +61,86 @@
     });
   });
 
-  // Camera frame and reading.
+  // Camera frame and reading: only in a game with dice (the page leaves them out otherwise).
   var cam = document.getElementById("camera");
   var note = document.getElementById("camera-note");
   var camBusy = false;
   function refreshCamera() {
-    if (camBusy) return;
+    if (!cam || camBusy) return;
     camBusy = true;
     var next = new Image();
     next.onload = function () { cam.src = next.src; note.textContent = ""; camBusy = false; };
     next.onerror = function () { note.textContent = "No camera frame yet."; camBusy = false; };
     next.src = "/api/camera.jpg?t=" + Date.now();
   }
-  setInterval(refreshCamera, 1500);
-  refreshCamera();
+  if (cam) {
+    setInterval(refreshCamera, 1500);
+    refreshCamera();
+  }
 
+  // The dice as they lie in the frame, left to right (then top to bottom), each with its confidence.
+  function frameOrder(dice) {
+    return dice.slice().sort(function (a, b) {
+      var ba = a.box || [0, 0], bb = b.box || [0, 0];
+      return (ba[0] - bb[0]) || (ba[1] - bb[1]);
+    });
+  }
   function showReading(r) {
     var box = document.getElementById("reading");
+    if (!box) return;
     if (!r) { box.innerHTML = ""; return; }
-    var dice = (r.dice || []).map(function (d) {
-      return '<span class="die" title="confidence ' + Math.round((d.confidence || 0) * 100) + '%">' + TP.dieSvg(d.value) + "</span>";
+    box.innerHTML = frameOrder(r.dice || []).map(function (d) {
+      var pct = Math.round((d.confidence || 0) * 100);
+      return '<span class="read-die"><span class="die" title="confidence ' + pct + '%">' + TP.dieSvg(d.value) +
+        '</span><span class="small muted conf">' + pct + "%</span></span>";
     }).join("");
-    box.innerHTML = dice;
     if (r.problem) {
-      var note = document.createElement("span");
-      note.className = "small";
-      note.style.color = "var(--bad)";
-      note.textContent = r.problem;
-      box.appendChild(note);
+      var problem = document.createElement("span");
+      problem.className = "small";
+      problem.style.color = "var(--bad)";
+      problem.textContent = r.problem;
+      box.appendChild(problem);
     }
   }
 
+  // Dice set aside: the same marks here, on every phone and for the next roll.
+  function showKept(kept) {
+    document.querySelectorAll("[data-keep]").forEach(function (c) {
+      c.checked = kept.indexOf(parseInt(c.getAttribute("data-keep"), 10)) >= 0;
+    });
+  }
+  fetch("/api/device", { cache: "no-store" }).then(function (r) { return r.json(); })
+    .then(function (d) { showKept(d.kept || []); }).catch(function () { /* the next event says */ });
+
+  var pageKind = document.querySelector("main").getAttribute("data-kind");
   if (TP.events) {
     TP.events.addEventListener("display", function () { checkDisplay(); });
     TP.events.addEventListener("reading", function (ev) {
       try { showReading(JSON.parse(ev.data)); } catch (e) { /* ignore */ }
       refreshCamera();
     });
-    TP.events.addEventListener("state", function () { setTimeout(checkDisplay, 50); });
+    TP.events.addEventListener("kept", function (ev) {
+      try { showKept(JSON.parse(ev.data).dice || []); } catch (e) { /* ignore */ }
+    });
+    TP.events.addEventListener("state", function (ev) {
+      setTimeout(checkDisplay, 50);
+      var d = {};
+      try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
+      var game = d.game;
+      // Another game has other buttons (and maybe no dice): show its page.
+      if (pageKind && (game ? game.kind : "none") !== pageKind) { window.location.reload(); return; }
+      if (!game || !game.state || game.state.dice === null || game.state.dice === undefined) showKept([]);
+    });
   }
 
-  document.getElementById("roll").addEventListener("click", function () {
+  var rollButton = document.getElementById("roll");
+  if (rollButton) rollButton.addEventListener("click", function () {
     TP.showError("");
     TP.post("/api/device/roll", {}).then(function () { setTimeout(refreshCamera, 300); })
       .catch(function (e) { TP.showError(e.message); });
   });
-  document.getElementById("keep-row").addEventListener("change", function () {
+  var keepRow = document.getElementById("keep-row");
+  if (keepRow) keepRow.addEventListener("change", function () {
     var kept = [];
     document.querySelectorAll("[data-keep]").forEach(function (c) {
       if (c.checked) kept.push(parseInt(c.getAttribute("data-keep"), 10));

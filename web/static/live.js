@@ -142,6 +142,11 @@
       el.textContent = fmt(left);
       el.classList.toggle("warning", left <= 10 && left > 0);
       el.classList.toggle("expired", left <= 0);
+      // The table's "ended" event may be a second away: the words must not say "running" at 0.
+      if (left <= 0 && el.getAttribute("data-running") === "1") {
+        var label = document.getElementById("timer-label");
+        if (label && label.getAttribute("data-ended-text")) label.textContent = label.getAttribute("data-ended-text");
+      }
     }
   }
 

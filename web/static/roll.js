@@ -11,7 +11,6 @@
   if (!box) return;
   var slotsEl = document.getElementById("rc-slots");
   var padEl = document.getElementById("rc-pad");
-  var simulated = document.body.getAttribute("data-simulated") === "1";
 
   var dieSvg = TP.dieSvg;
 
@@ -36,8 +35,14 @@
   function afterRender() {
     var st = readState();
     var changed = JSON.stringify(st.dice) !== JSON.stringify(current.dice) || st.phase !== current.phase;
+    var before = current;
     current = st;
-    if (changed) keptIdx = [];
+    if (changed) {
+      // A corrected roll keeps the marks on the dice it did not change.
+      keptIdx = st.dice && before.dice && st.phase === before.phase && st.dice.length === before.dice.length
+        ? keptIdx.filter(function (i) { return st.dice[i] === before.dice[i]; })
+        : [];
+    }
     if (st.kind !== "beam_me_up" || st.phase !== "rolling") close();
     var buttons = document.querySelectorAll("#roll-dice .die-button");
     for (var i = 0; i < buttons.length; i++) {
@@ -71,6 +76,12 @@
       TP.seenDice.slice(0, 5).forEach(function (v, n) { slots[n] = v; });
     } else if (correcting && st.dice) {
       slots = st.dice.slice(0, 5);
+      // The dice set aside before this roll stay marked in the editor (tap one to free it).
+      var aside = ((st.s && st.s.kept) || []).slice();
+      slots.forEach(function (v, n) {
+        var at = aside.indexOf(v);
+        if (at >= 0) { locked[n] = true; aside.splice(at, 1); }
+      });
     } else if (st.dice) {
       keptIdx.forEach(function (idx, n) { slots[n] = st.dice[idx]; locked[n] = true; });
     }
@@ -92,7 +103,8 @@
       if (at >= 0) keptIdx.splice(at, 1); else keptIdx.push(idx);
       keptIdx.sort();
       afterRender();
-      if (simulated) TP.post("/api/device/keep", { dice: keptIdx }).catch(function () { /* the phone still knows */ });
+      // The table, /device and the other phones show the same marks.
+      TP.post("/api/device/keep", { dice: keptIdx }).catch(function () { /* the phone still knows */ });
     }
   });
   slotsEl.addEventListener("click", function (ev) {
@@ -120,14 +132,8 @@
     var cmd = { type: "roll", dice: slots.slice(), manual: true };
     var kept = [];
     for (var i = 0; i < 5; i++) if (locked[i]) kept.push(slots[i]);
-    if (kept.length && !correcting) cmd.kept = kept;
-    // A corrected roll keeps what was set aside before it, if the dice still show it.
-    var before = correcting && current.s ? current.s.kept || [] : [];
-    if (before.length) {
-      var left = slots.slice();
-      var fits = before.every(function (v) { var at = left.indexOf(v); if (at < 0) return false; left.splice(at, 1); return true; });
-      if (fits) cmd.kept = before.slice();
-    }
+    // The dice still marked as set aside go with the roll (a correction's too).
+    if (kept.length) cmd.kept = kept;
     // The undo names the roll being corrected: if it was taken back already
     // (another phone corrected it first), the table refuses rather than take
     // back the move before it.
@@ -138,5 +144,20 @@
       .catch(function () { /* shown already */ });
   });
 
+  function showKept(kept) {
+    keptIdx = kept.slice();
+    var buttons = document.querySelectorAll("#roll-dice .die-button");
+    for (var i = 0; i < buttons.length; i++) buttons[i].setAttribute("aria-pressed", keptIdx.indexOf(i) >= 0 ? "true" : "false");
+  }
+  // Another phone or /device set dice aside.
+  if (TP.events) TP.events.addEventListener("kept", function (ev) {
+    try { showKept(JSON.parse(ev.data).dice || []); } catch (e) { /* ignore */ }
+  });
+
   TP.afterRender(afterRender);
+  // The marks made before this page opened.
+  fetch("/api/device", { cache: "no-store", credentials: "same-origin" })
+    .then(function (r) { return r.json(); })
+    .then(function (d) { if (current.dice) showKept(d.kept || []); })
+    .catch(function () { /* none known */ });
 })();

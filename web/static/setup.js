@@ -57,6 +57,8 @@
     $("add-player").disabled = players.length >= KINDS[k].max;
     $("kind-hint").textContent = KINDS[k].hint;
     $("os-settings").classList.toggle("hidden", k !== "outer_space");
+    // The board layout editor is for Beam Me Up boards only.
+    $("layout-editor").classList.toggle("hidden", k !== "beam_me_up");
   }
   $("players").addEventListener("input", function (ev) {
     var i = ev.target.getAttribute("data-i");
