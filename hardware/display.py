@@ -175,8 +175,8 @@ class TableDisplay:
             raise ValueError(f"coin result must be 'alien' or 'human', not {result!r}")
         self._show("coin", screens.coin, result, secret=True)
 
-    def dice(self, values: list[int | None], player: str, note: str = "") -> None:
-        self._show("dice", screens.dice, list(values), player, note)
+    def dice(self, values: list[int | None], player: str, note: str = "", kept: tuple[int, ...] = ()) -> None:
+        self._show("dice", screens.dice, list(values), player, note, tuple(kept))
 
     def options(self, items: list[str], cursor: int, title: str = "") -> None:
         self._show("options", screens.options, list(items), cursor, title)

@@ -184,14 +184,19 @@ def die(p: Painter, x: int, y: int, size: int, value: int | None) -> None:
         p.ellipse((cx - r, cy - r, cx + r, cy + r), fill=WHITE)
 
 
-def dice(p: Painter, values: list[int | None], player: str, note: str = "") -> None:
+def dice(
+    p: Painter, values: list[int | None], player: str, note: str = "", kept: tuple[int, ...] = ()
+) -> None:
     p.centred(0, player, 12)
     count = max(1, len(values))
     gap = 3
     size = min(22, (p.width - 2 - gap * (count - 1)) // count)
     x = (p.width - (size * count + gap * (count - 1))) // 2
-    for value in values:
+    for index, value in enumerate(values):
         die(p, x, 17, size, value if value in PIPS else None)
+        if index in kept:
+            # A bar under a die set aside, as the phones mark it.
+            p.rect((x, 17 + size + 2, x + size - 1, 17 + size + 4), fill=WHITE)
         x += size + gap
     if note:
         p.centred(p.height - 14, note, 11)

@@ -497,6 +497,9 @@ class Service:
         if len(set(indices)) != len(indices):
             raise ValueError("each die can be kept once")
         self._kept = sorted(indices)
+        kept = list(self._kept)
+        # The OLED marks the same dice as the phones and /device (on the controller's thread).
+        self._jobs.put(lambda: getattr(self.controller, "on_kept", lambda kept: None)(kept))
 
     def _kept_values(self) -> list[int]:
         game = self.table.public_state().get("game")

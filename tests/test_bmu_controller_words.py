@@ -49,3 +49,16 @@ def test_oled_options_fit_a_row(tmp_path: Path) -> None:
     items = controller._items()
     assert items[0] == "+2 in 4 & +1 in 6"  # the full house, not "full house: triplet of 4s +3 in..."
     assert all("(" not in item for item in items)
+
+
+def test_dice_set_aside_are_marked_on_the_oled(tmp_path: Path) -> None:
+    table, display, controller = _table(tmp_path, advantage=False)
+    assert controller.on_reading(_dice([6, 2, 6, 3, 1]))
+    controller.on_state(table.public_state())
+    plain = display.image.copy()
+    controller.on_kept([0, 2])
+    marked = display.image.copy()
+    assert display.screen == "dice" and marked.tobytes() != plain.tobytes()
+    # The marks go with the roll: the next one starts unmarked.
+    controller.on_state(table.submit({"type": "roll", "dice": [6, 6, 1, 1, 4], "kept": [6, 6]}))
+    assert controller.kept == []

@@ -208,9 +208,15 @@ def test_dice_set_aside_stay_in_step_between_phones_and_device(table, browser, p
     sign_in(phone, table.pin)
     phone.wait_for_selector("#link-status.online")
 
+    device.wait_for_function("document.getElementById('oled').hasAttribute('data-version')")
+    screen = device.get_attribute("#oled", "data-version")
     phone.click("#roll-dice [data-die-index='0']")
     phone.click("#roll-dice [data-die-index='2']")
     device.wait_for_function("document.querySelector('[data-keep=\"2\"]').checked", timeout=2000)
+    # The OLED marks them too (its image changed).
+    device.wait_for_function(
+        f"document.getElementById('oled').getAttribute('data-version') !== '{screen}'", timeout=2000
+    )
     assert device.is_checked("[data-keep='0']") and not device.is_checked("[data-keep='1']")
 
     device.uncheck("[data-keep='0']")

@@ -110,6 +110,7 @@ class BeamMeUpController:
         self.note: str | None = None  # a problem with the last reading, until the next roll
         self.last_reading: list[int] | None = None
         self.last_kept: list[int] = []  # the dice set aside when last_reading was read
+        self.kept: list[int] = []  # indices of the roll's dice marked as set aside (phones, /device)
         self.camera_ok = True
         self._state: dict[str, Any] | None = None
         self._signature: tuple | None = None
@@ -141,8 +142,9 @@ class BeamMeUpController:
             self.part = None
             if state.get("phase") != "advantage":
                 self.picked = []
-            if state.get("roll") != (self._state or {}).get("roll"):
+            if state.get("roll") != (self._state or {}).get("roll") or state.get("dice") is None:
                 self.note = None if self.camera_ok else NO_CAMERA
+                self.kept = []
         self._state = state
         self.redraw()
 
@@ -201,6 +203,11 @@ class BeamMeUpController:
             return False
         self.note = None
         return self._submit(roll_command(values, kept), source="camera")
+
+    def on_kept(self, kept: list[int]) -> None:
+        """Dice of the roll marked as set aside on a phone or /device."""
+        self.kept = list(kept)
+        self.redraw()
 
     def on_camera(self, state: str) -> None:
         """The camera is "lost", "absent" or "ok" again: say what still works."""
@@ -363,7 +370,7 @@ class BeamMeUpController:
                 self.display.dice([None] * DICE, name, self.note or "Roll the dice")
             else:
                 note = self.note or f"Roll {state['roll']}/{state['max_rolls']}  A: options"
-                self.display.dice(list(dice), name, note)
+                self.display.dice(list(dice), name, note, kept=tuple(self.kept))
         elif phase == "rolling":
             self.display.options(items, self.cursor, title=f"{name}: pick an option")
         elif phase == "moving":
