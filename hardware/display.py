@@ -152,14 +152,24 @@ class TableDisplay:
             return _png(self._mirror if self._mirror is not None else self._image)
 
     def public_png(self) -> tuple[int, bytes | None]:
-        """``(version, png)`` taken together, with None instead of a secret screen.
+        """``(version, png)`` taken together, with the screen under a secret one
+        (or None if nothing is known to be under it) instead of the secret.
 
         For mirrors of the screen (the web page): checking ``secret`` and then
         calling ``png()`` could race with a coin being drawn in between.
         """
         with self._lock:
             if self._secret:
-                return self._version, None
+                return self._version, None if self._mirror is None else _png(self._mirror)
+            return self._version, _png(self._mirror if self._mirror is not None else self._image)
+
+    def table_png(self) -> tuple[int, bytes]:
+        """``(version, png)`` of the screen as the table's own OLED shows it,
+        secret included, the PIN masked: for the simulated table's /device
+        only, where the browser is the table."""
+        with self._lock:
+            if self._secret:
+                return self._version, _png(self._image)
             return self._version, _png(self._mirror if self._mirror is not None else self._image)
 
     # --- screens -------------------------------------------------------------
@@ -167,13 +177,20 @@ class TableDisplay:
     def start(self, address: str, pin: str) -> None:
         self._show("start", screens.start, address, pin, mirror=(address, PIN_MASK))
 
-    def countdown(self, seconds: float, label: str = "") -> None:
-        self._show("countdown", screens.countdown, seconds, label)
+    def countdown(self, seconds: float, label: str = "", under: bool = False) -> None:
+        """The mission timer; with ``under`` while a secret is up, drawn for
+        the mirrors only (the OLED keeps the secret)."""
+        self._show("countdown", screens.countdown, seconds, label, under=under)
 
     def coin(self, result: str) -> None:
         if result not in ("alien", "human"):
             raise ValueError(f"coin result must be 'alien' or 'human', not {result!r}")
-        self._show("coin", screens.coin, result, secret=True)
+        with self._lock:
+            # Mirrors go on showing the screen the coin covers (and what is
+            # drawn under it), so nothing a watcher sees marks the flip.
+            under = (self._mirror if self._mirror is not None else self._image).copy()
+            self._show("coin", screens.coin, result, secret=True)
+            self._mirror = under
 
     def dice(self, values: list[int | None], player: str, note: str = "", kept: tuple[int, ...] = ()) -> None:
         self._show("dice", screens.dice, list(values), player, note, tuple(kept))
@@ -243,9 +260,19 @@ class TableDisplay:
             log.warning("OLED contrast change failed: %s", exc)
 
     def _show(
-        self, name: str, painter: Callable, *args, secret: bool = False, mirror: tuple | None = None
+        self,
+        name: str,
+        painter: Callable,
+        *args,
+        secret: bool = False,
+        mirror: tuple | None = None,
+        under: bool = False,
     ) -> None:
         with self._lock:
+            if under and self._secret:
+                self._mirror = self._draw_off_screen(painter, args)
+                self._version += 1
+                return
             frame = canvas(self._device)
             try:
                 with frame as draw:

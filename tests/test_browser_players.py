@@ -300,3 +300,35 @@ def test_phone_timer_says_time_is_up_at_zero(table, phone):
         "document.getElementById('timer-label').textContent === 'time is up'", timeout=1000
     )
     assert table.state()["game"]["state"]["timer"]["state"] == "running"
+
+
+def test_in_simulation_a_players_device_shows_the_danger_coin(table, browser):
+    names = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
+    table.command({"type": "new_game", "kind": "outer_space", "settings": {"players": names}})
+    table.command({"type": "leader", "player": "Cat"})
+    table.command({"type": "partner", "player": "Eve"})
+    table.command({"type": "timer_start"})
+    device = browser.new_page(viewport={"width": 1280, "height": 900})
+    device.set_default_timeout(5000)
+    errors = page_errors(device)
+    device.goto(table.base + "/device")
+    sign_in(device, table.pin)
+    device.wait_for_function("document.getElementById('oled').hasAttribute('data-version')")
+    state_before = table.state()
+    device.click("[data-button='B']")
+    device.wait_for_timeout(600)
+    sizes = device.evaluate(
+        """async () => {
+          const table = await (await fetch('/api/device/oled.png?view=table')).arrayBuffer();
+          const mirror = await (await fetch('/api/device/oled.png')).arrayBuffer();
+          const a = new Uint8Array(table), b = new Uint8Array(mirror);
+          return {same: a.length === b.length && a.every((x, i) => x === b[i]),
+                  shown: document.getElementById('oled').src};
+        }"""
+    )
+    assert "view=table" in sizes["shown"]
+    assert not sizes["same"]  # the table's view holds the coin, the mirror the running timer
+    # The flip reached nothing but the screen: no command, no change of state.
+    assert table.state()["seq"] == state_before["seq"]
+    assert errors == []
+    device.close()

@@ -183,9 +183,20 @@ def test_public_png_hides_the_coin(display):
     display.countdown(30)
     version, png = display.public_png()
     assert version == display.version and png == display.png()
+    counting = png
     display.coin("human")
+    assert display.secret and display.png() != counting
+    # Mirrors show the screen the coin covers, never the coin ...
     version, png = display.public_png()
-    assert png is None and version == display.version
+    assert png == counting and version == display.version
+    assert display.mirror_png() == counting
+    # ... and what is drawn under it goes on changing as it would without a coin.
+    display.countdown(29, under=True)
+    _, png = display.public_png()
+    assert png not in (counting, display.png()) and display.screen == "coin" and display.secret
+    display.countdown(28, under=True)
+    display.countdown(28)  # the coin goes: the OLED shows what the mirrors showed
+    assert not display.secret and display.public_png()[1] == display.png()
     display.clear()
     assert display.public_png()[1] is not None
 

@@ -88,9 +88,10 @@ class RecordingDisplay(TableDisplay):
         super().__init__()
         self.calls.clear()
 
-    def countdown(self, seconds: float, label: str = "") -> None:
-        self.calls.append(("countdown", seconds, label))
-        super().countdown(seconds, label)
+    def countdown(self, seconds: float, label: str = "", under: bool = False) -> None:
+        # Drawn under the coin (for the mirrors) is not on the OLED: recorded apart.
+        self.calls.append(("under" if under else "countdown", seconds, label))
+        super().countdown(seconds, label, under=under)
 
     def coin(self, result: str) -> None:
         self.calls.append(("coin", result))
@@ -315,3 +316,19 @@ def test_the_result_shows_on_the_countdown_and_buttons_buzz() -> None:
     assert display.calls[-1] == ("countdown", 60, "The humans won")
     press(c, "A")  # the game is over: refused, shown, buzzed
     assert buzzer.sounds == ["error"] and display.screen == "error"
+
+
+def test_under_the_coin_the_timer_goes_on_for_the_mirrors() -> None:
+    c, table, display, _, clock = rig()
+    press(c, "A")  # the timer runs
+    run_for(c, clock, 1.0)
+    press(c, "B")
+    mirror_before = display.public_png()[1]
+    display.calls.clear()
+    run_for(c, clock, 2.0)
+    assert display.screen == "coin" and display.secret
+    assert [call[1] for call in display.calls if call[0] == "under"] == [58, 57]
+    assert not [call for call in display.calls if call[0] == "countdown"]  # the OLED keeps the coin
+    assert display.public_png()[1] != mirror_before
+    run_for(c, clock, 3.1)  # the coin goes; the OLED shows what the mirrors showed
+    assert display.screen == "countdown" and not display.secret

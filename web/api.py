@@ -14,7 +14,9 @@ The whole web API at a glance (every error is ``{"error": ..., "rule": ...}``):
     POST /api/logout
     GET  /api/session           {"signed_in": bool}
     GET  /api/device            the simulated device panel (web.device)
-    GET  /api/device/oled.png   the OLED as an image, never while the coin shows
+    GET  /api/device/oled.png   the OLED as an image, never the coin (the screen under it)
+                                ?view=table: in simulation, as the OLED shows it (coin too)
+    GET  /api/device/screen     in simulation, the version of that view
     POST /api/device/press      {"button": "A"|"B"|"C", "long": bool}
     POST /api/device/roll
     POST /api/device/keep       {"dice": [indices]}

@@ -2,10 +2,16 @@
 simulated buttons, dice roll and kept dice.
 
 While the danger coin is on the table's display, the image served here is the
-last one drawn before it, and the display version stands still: nothing a
-browser can fetch shows the coin or even that it was flipped. The PIN is
-masked on the image (the display draws a mirror copy without it), and the
-image itself is served only to a phone that holds the PIN.
+screen under it: the one it covered, and what the controller goes on drawing
+under it (the running timer), so the image and its version change just as
+they would without a flip: nothing a watcher can fetch shows the coin or
+even that it was flipped. The PIN is masked on the image (the display draws
+a mirror copy without it), and the image itself is served only to a phone
+that holds the PIN.
+
+In simulation /device is the table itself: ``?view=table`` (and
+``/api/device/screen``, its version) give a player holding the PIN the screen
+as the OLED shows it, coin included; a real table's screen is on the table.
 
 Every route here needs the PIN, in simulation too: a simulated button press
 changes the game exactly as a real one does.
@@ -45,12 +51,12 @@ class OledCache:
 
     def current(self, display: Any) -> tuple[bytes, int]:
         with self._lock:
-            if not display.secret and display.version != self._seen:
-                seen = display.version
-                png = display.mirror_png() if hasattr(display, "mirror_png") else display.png()
-                # Re-check after drawing: if the coin came up meanwhile, the
-                # image may hold it, so it is not kept.
-                if not display.secret and display.version == seen:
+            if display.version != self._seen:
+                # The version and the image under any secret, taken together:
+                # the coin itself is never in it, and what is drawn under the
+                # coin (the running timer) goes on changing as it would.
+                seen, png = display.public_png()
+                if png is not None:
                     self._seen = seen
                     if png != self.png:
                         self.png = png
@@ -61,6 +67,30 @@ class OledCache:
                 self.png = _blank_png(display)
                 self.version += 1
             return self.png, self.version
+
+
+class TableScreenCache:
+    """The simulated table's own screen (danger coin included), with a version
+    that counts distinct images, so a player's /device fetches only changes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.png = b""
+        self.version = 0
+        self._seen: int | None = None
+
+    def current(self, display: Any) -> tuple[bytes, int]:
+        with self._lock:
+            if display.version != self._seen:
+                self._seen, png = display.table_png()
+                if png != self.png:
+                    self.png = png
+                    self.version += 1
+            return self.png, self.version
+
+
+def _table_screen() -> TableScreenCache:
+    return current_app.extensions.setdefault("tablepi.table_screen", TableScreenCache())
 
 
 def _blank_png(display: Any) -> bytes:
@@ -116,9 +146,31 @@ def info():
     )
 
 
+@bp.get("/api/device/screen")
+def screen():
+    """The simulated table's own screen version (it changes with a coin too),
+    for a player's /device, which is the table in simulation."""
+    service = get_service()
+    if not service.simulated:
+        return error_response(404, "a real table's screen is on the table", rule="device")
+    return jsonify({"version": _table_screen().current(service.display)[1]})
+
+
 @bp.get("/api/device/oled.png")
 def oled():
-    png, version = _oled().current(get_service().display)
+    service = get_service()
+    if request.args.get("view") == "table":
+        # In simulation /device is the table: a player holding the PIN sees
+        # the screen as the OLED shows it, danger coin included.
+        if not service.simulated:
+            return error_response(404, "a real table's screen is on the table", rule="device")
+        png, version = _table_screen().current(service.display)
+        return Response(
+            png,
+            mimetype="image/png",
+            headers={"Cache-Control": "no-store", "X-Display-Version": str(version)},
+        )
+    png, version = _oled().current(service.display)
     return Response(
         png,
         mimetype="image/png",

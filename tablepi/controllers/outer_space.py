@@ -8,7 +8,10 @@ the last ten seconds, warns at ten and sounds the end once.
 The coin (ruling T3) is drawn from the operating system's secure source and
 goes to one place only: ``display.coin()``, for ``coin_seconds`` or until B
 is pressed again. It is never sent to the table, published, logged or kept
-by this controller: nothing outside the OLED ever learns it.
+by this controller: nothing outside the OLED ever learns it (in simulation
+the OLED is a player's /device page). While it shows, the countdown goes on
+being drawn under it for the screen's mirrors, so they change as they would
+without a flip.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ class OuterSpaceController:
         self._coin_until: float | None = None
         self._error_until: float | None = None
         self._drawn: tuple[int, str] | None = None
+        self._under: tuple[int, str] | None = None  # drawn under the coin, for mirrors
         self._heard: int | None = None  # the last whole second the buzzer logic saw
 
     # -- properties -----------------------------------------------------------
@@ -127,6 +131,7 @@ class OuterSpaceController:
             return
         self.display.coin(self._flip())
         self._coin_until = self.clock() + self.coin_seconds
+        self._under = self._drawn
 
     # -- internals -------------------------------------------------------------
 
@@ -168,13 +173,20 @@ class OuterSpaceController:
         return f"Mission {state.get('mission', 1)}: {state.get('phase', '')}"
 
     def _redraw(self, now: float | None = None, force: bool = False) -> None:
-        if self._coin_until is not None or self._error_until is not None or self._state is None:
+        if self._error_until is not None or self._state is None:
             return
         now = self.clock() if now is None else now
         seconds = self.seconds_left(now)
         if seconds is None:
             return
         label = "Time is up" if seconds == 0 else self._label()
+        if self._coin_until is not None:
+            # The coin stays on the OLED; under it the timer goes on, for the
+            # mirrors of the screen, so a watcher cannot tell a flip happened.
+            if force or self._under != (seconds, label):
+                self.display.countdown(seconds, label, under=True)
+                self._under = (seconds, label)
+            return
         if force or self._drawn != (seconds, label):
             self.display.countdown(seconds, label)
             self._drawn = (seconds, label)

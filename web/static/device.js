@@ -8,19 +8,22 @@
 
   // Poll the display version (cheap JSON) and fetch the image only when it
   // changed; a "display" event triggers the same check at once.
+  // In simulation this page is the table: it shows the screen as the OLED
+  // does, danger coin included (to players holding the PIN only).
+  var asTable = document.querySelector("main").getAttribute("data-simulated") === "1";
   function checkDisplay() {
     // The screen's image is for players only (it may show what the table shows them).
     if (loading || !TP.authed()) return;
-    fetch("/api/device", { cache: "no-store" })
+    fetch(asTable ? "/api/device/screen" : "/api/device", { cache: "no-store", credentials: "same-origin" })
       .then(function (r) { return r.json(); })
       .then(function (d) {
-        var v = d && d.display ? d.display.version : null;
-        if (v !== null && v !== shown) {
+        var v = asTable ? (d ? d.version : null) : (d && d.display ? d.display.version : null);
+        if (v !== null && v !== undefined && v !== shown) {
           loading = true;
           var next = new Image();
           next.onload = function () { img.src = next.src; shown = v; img.setAttribute("data-version", String(v)); loading = false; };
           next.onerror = function () { loading = false; };
-          next.src = "/api/device/oled.png?v=" + v;
+          next.src = "/api/device/oled.png?" + (asTable ? "view=table&" : "") + "v=" + v;
         }
       })
       .catch(function () { /* the next poll tries again */ });
