@@ -94,9 +94,9 @@ def test_five_dice_on_every_surface_are_read_right(kind: str) -> None:
 def test_empty_parts_of_real_photos_read_no_sure_die(shared_dir, name: str) -> None:
     from vision.robust import empty_phantoms
 
-    # every 25th train photo: the squares holding no labelled die, at three scales
-    tiles, phantoms, where = empty_phantoms(shared_dir / "datasets" / name / "train", every=25)
-    assert tiles > 50
+    # every 50th train photo: the squares holding no labelled die, at three scales
+    tiles, phantoms, where = empty_phantoms(shared_dir / "datasets" / name / "train", every=50)
+    assert tiles > 20
     assert phantoms == 0, where
 
 

@@ -16,7 +16,7 @@ from vision import SURE, Die, read_dice
 from vision.synth import DICE_COLOURS, PlacedDie, rolling_scene, trouble_scene
 
 KINDS = ["plain", "wood", "cloth", "speckle", "tray"]
-SEEDS = (0, 1000)  # two scenes for every table and colour pair
+SEEDS = (0,)  # one scene for every table and colour pair (the suite's time)
 
 
 def _near(d: Die, die: PlacedDie, reach: float) -> bool:
@@ -49,12 +49,12 @@ def outcomes() -> dict[str, list[tuple[str, int, int, int, bool]]]:
     return out
 
 
-# Troubled dice read sure all the same, of the 70 scenes of each trouble, as
+# Troubled dice read sure all the same, of the 35 scenes of each trouble, as
 # measured: the confidence model refuses too few of them yet (a known limit).
 # Lower these as the reader learns.
-MISSED_AT_MOST = {"cocked": 22, "blurred": 14, "hidden": 6}
+MISSED_AT_MOST = {"cocked": 11, "blurred": 3, "hidden": 4}
 # Scenes with a sharp die beside the troubled one misread or refused, as measured.
-SHARP_WRONG_AT_MOST = {"cocked": 12, "hidden": 11, "blurred": 13}
+SHARP_WRONG_AT_MOST = {"cocked": 8, "hidden": 8, "blurred": 9}
 
 
 @pytest.mark.parametrize("trouble", ["cocked", "hidden", "blurred"])
