@@ -4,6 +4,9 @@ tablepi bmu options 1 2 3 4 4         the options of a roll, in plain words
 tablepi bmu options --json 2 2 2 4 6  the same as JSON
 tablepi bmu options --all --json      every sorted roll (252) and its options
 tablepi bmu layout my-board.json      check a board layout file (or A..D)
+tablepi bmu odds 1 2 3 4 4 --rolls-left 2 --target big-straight [--keep 1 2 3 4] [--json]
+                                      exact chance of a target with the best keeps
+                                      (without --target: every target)
 """
 
 from __future__ import annotations
@@ -27,6 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     lay.add_argument("source", metavar="FILE|BOARD")
     lay.add_argument("--json", action="store_true", help="print the layout as JSON")
     lay.set_defaults(func=_layout)
+
+    odds = which.add_parser("odds", help="exact chance of reaching a target in the rolls left")
+    odds.add_argument("dice", nargs="+", metavar="DIE", help="five die values, 1..6")
+    odds.add_argument("--rolls-left", type=int, default=2, help="re-rolls left, 0..2 (default 2)")
+    odds.add_argument("--target", help="e.g. big-straight, full-house, triplet:5 (default: every target)")
+    odds.add_argument("--keep", nargs="*", metavar="DIE", help="the dice kept for the next re-roll")
+    odds.add_argument("--json", action="store_true", help="print JSON")
+    odds.set_defaults(func=_odds)
 
 
 def _fail(message: str) -> int:
@@ -85,4 +96,52 @@ def _layout(args: argparse.Namespace) -> int:
     for kind in ("rockets", "pink_stars", "blue_stars"):
         squares = ", ".join(f"{s['column']}:{s['row']}" for s in data[kind]) or "none"
         print(f"  {kind.replace('_', ' ')}: {squares}")
+    return 0
+
+
+def _dice_values(words: list[str]) -> list[int]:
+    values = []
+    for word in words:
+        try:
+            values.append(int(word))
+        except ValueError:
+            raise ValueError(f"{word!r} is not a die value; give numbers 1..6") from None
+    return values
+
+
+def _odds(args: argparse.Namespace) -> int:
+    from tablepi.games.beam_me_up.odds import TARGETS, probability
+    from tablepi.games.beam_me_up.options import check_dice
+    from tablepi.games.errors import RuleError
+
+    try:
+        dice = list(check_dice(_dice_values(args.dice)))
+        keep = None if args.keep is None else _dice_values(args.keep)
+        targets = TARGETS if args.target is None else (args.target,)
+        chances = {target: probability(dice, args.rolls_left, target, keep) for target in targets}
+    except ValueError as exc:  # RuleError is a ValueError
+        return _fail(exc.message if isinstance(exc, RuleError) else str(exc))
+
+    def entry(chance) -> dict:
+        return {"probability": str(chance), "decimal": float(chance)}
+
+    head = f"{' '.join(map(str, dice))}, {args.rolls_left} roll{'' if args.rolls_left == 1 else 's'} left"
+    if keep is not None:
+        head += f", keeping {' '.join(map(str, sorted(keep))) or 'nothing'} first"
+    if args.json:
+        data: dict = {
+            "dice": dice,
+            "rolls_left": args.rolls_left,
+            "keep": None if keep is None else sorted(keep),
+        }
+        if args.target is None:
+            data["targets"] = {target: entry(chance) for target, chance in chances.items()}
+        else:
+            data.update(target=args.target, **entry(chances[args.target]))
+        print(json.dumps(data))
+        return 0
+    print(f"{head}:")
+    width = max(map(len, chances))
+    for target, chance in chances.items():
+        print(f"  {target:<{width}}  {str(chance):>17}  = {float(chance):.4f}")
     return 0
