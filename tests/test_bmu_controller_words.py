@@ -62,3 +62,15 @@ def test_dice_set_aside_are_marked_on_the_oled(tmp_path: Path) -> None:
     # The marks go with the roll: the next one starts unmarked.
     controller.on_state(table.submit({"type": "roll", "dice": [6, 6, 1, 1, 4], "kept": [6, 6]}))
     assert controller.kept == []
+
+
+def test_a_long_a_says_what_it_undid(tmp_path: Path) -> None:
+    table, display, controller = _table(tmp_path, advantage=False)
+    controller.on_button("undo")
+    assert display.screen == "error"  # nothing to undo yet
+    assert controller.on_reading(_dice([6, 2, 6, 3, 1]))
+    controller.on_state(table.public_state())
+    controller.on_button("undo")
+    assert display.screen == "message"
+    assert table.public_state()["game"]["last"]["undid"]["type"] == "roll"
+    assert table.public_state()["game"]["state"]["dice"] is None

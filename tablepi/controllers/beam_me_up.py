@@ -23,6 +23,7 @@ from typing import Any
 
 from tablepi.games.errors import RuleError
 from tablepi.table import CommandError
+from tablepi.words import COMMAND_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -240,7 +241,15 @@ class BeamMeUpController:
             self.cursor = 0
 
     def _do_undo(self) -> None:
-        self._submit({"type": "undo"})
+        game = self.table.public_state().get("game") or {}
+        undo = game.get("undo")
+        if undo is None:
+            self._show_error("Nothing to undo.")
+            return
+        if self._submit({"type": "undo", "seq": undo["seq"]}):
+            # Say what went, as the phones do.
+            self.display.message(["Undone:", COMMAND_WORDS.get(str(undo.get("type")), "the last move")])
+            self._error_until = self.clock() + ERROR_SECONDS
 
     def _do_end_turn(self) -> None:
         self._submit({"type": "end_turn"})
