@@ -217,9 +217,19 @@ def read_face(image: np.ndarray, x: float, y: float, side: float) -> FaceReading
     The finder's size is only roughly the face's, so the face is read at a few
     sizes around it; the value most of them give wins, the best-scored reading
     of that value stands for it."""
-    readings = _read_centred(image, x, y, side * T.SIZES[0])
-    if not readings or readings[0].lead < T.SURE_LEAD:
-        readings += [r for k in T.SIZES[1:] for r in _read_centred(image, x, y, side * k)]
+    first = _read_crops(image, [(x, y, side * k) for k in T.SIZES])
+    # The finder centres the die's body; the face (and its colour) may lie off
+    # that centre on a die seen at a slant: read again centred on its pips.
+    again = []
+    for i, r in enumerate(first):
+        if r is not None and T.RECENTRE:
+            centre = np.mean(r.pips)
+            if abs(centre - complex(x, y)) >= T.RECENTRE * side * T.SIZES[i]:
+                again.append((i, (centre.real, centre.imag, side * T.SIZES[i])))
+    for (i, _), second in zip(again, _read_crops(image, [place for _, place in again]), strict=True):
+        if second is not None and second.score >= first[i].score:
+            first[i] = second
+    readings = [r for r in first if r is not None]
     if not readings:
         return None
     votes: dict[int, list[FaceReading]] = {}
@@ -231,31 +241,39 @@ def read_face(image: np.ndarray, x: float, y: float, side: float) -> FaceReading
     return best
 
 
-def _read_centred(image: np.ndarray, x: float, y: float, side: float) -> list[FaceReading]:
-    first = _read_at(image, x, y, side)
-    if first is None or not T.RECENTRE:
-        return [first] if first is not None else []
-    # The finder centres the die's body; the face (and its colour) may lie off
-    # that centre on a die seen at a slant: read again centred on its pips.
-    centre = np.mean(first.pips)
-    if abs(centre - complex(x, y)) < T.RECENTRE * side:
-        return [first]
-    second = _read_at(image, centre.real, centre.imag, side)
-    return [second if second is not None and second.score >= first.score else first]
+def _read_crops(image: np.ndarray, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
+    """The best reading of each (x, y, side) in ``places``, all weighed in one batch.
 
-
-def _read_at(image: np.ndarray, x: float, y: float, side: float) -> FaceReading | None:
-    crop = face_crop(image, x, y, side)
-    maps = pip_maps(crop)
-    strength = blob_strength(maps)
-    # A face's pips are all darker or all lighter: the map that explains them best is read.
-    readings = [_read_map(maps[:, :, i], strength[:, :, i], x, y, side) for i in range(maps.shape[2])]
-    readings = [r for r in readings if r is not None]
-    if not readings:
-        return None
-    best = max(readings, key=lambda r: r.score)
-    best.sharpness = sharpness(crop)
-    return best
+    A face's pips are all darker or all lighter: of a crop's pip maps, the one
+    whose best hypothesis scores highest is read."""
+    crops, looks = [], []
+    for x, y, side in places:
+        crop = face_crop(image, x, y, side)
+        maps = pip_maps(crop)
+        strength = blob_strength(maps)
+        crops.append((crop, maps))
+        for i in range(maps.shape[2]):
+            z, b = candidates(strength[:, :, i])
+            looks.append((z, b))
+    weighed = _weigh(looks)
+    out: list[FaceReading | None] = []
+    n_maps = len(looks) // max(len(places), 1)
+    for j, (x, y, side) in enumerate(places):
+        options = [(w, i) for i, w in enumerate(weighed[j * n_maps : (j + 1) * n_maps]) if w is not None]
+        if not options:
+            out.append(None)
+            continue
+        w, i = max(options, key=lambda o: o[0][1])
+        value, score, lead, residual, slant, z = w
+        crop, maps = crops[j]
+        pmap = maps[:, :, i]
+        on = pmap > 0
+        contrast = float(np.median(pmap[on])) if on.any() else 0.0
+        pips = x + 1j * y + z * side / T.FACE_PX
+        reading = FaceReading(value, lead, score, contrast, residual, pips, slant=slant)
+        reading.sharpness = sharpness(crop)
+        out.append(reading)
+    return out
 
 
 def sharpness(crop: np.ndarray) -> float:
@@ -270,55 +288,75 @@ def sharpness(crop: np.ndarray) -> float:
     return float(np.percentile(mag, 98) / (8.0 * max(hi - lo, 8.0)))
 
 
-def _table(n: int) -> tuple[list[tuple[int, np.ndarray]], np.ndarray, np.ndarray]:
-    """Every hypothesis open to ``n`` candidates: per value its subsets, and for
-    all of them together their membership (hypotheses, n) and values."""
+def _table(n: int) -> list[tuple[int, np.ndarray]]:
+    """Every hypothesis open to ``n`` candidates: per value, its subsets of them."""
     per_value = [(v, SUBSETS[v][(SUBSETS[v] < n).all(axis=1)]) for v in range(1, 7)]
-    per_value = [(v, subs) for v, subs in per_value if len(subs)]
-    member = np.zeros((sum(len(subs) for _, subs in per_value), n))
-    values = np.concatenate([np.full(len(subs), v) for v, subs in per_value])
-    row = 0
-    for _, subs in per_value:
-        np.put_along_axis(member[row : row + len(subs)], subs, 1.0, axis=1)
-        row += len(subs)
-    return per_value, member, values
+    return [(v, subs) for v, subs in per_value if len(subs)]
 
 
 TABLES = {n: _table(n) for n in range(1, T.CANDIDATES + 1)}
 
 
-def _read_map(pmap: np.ndarray, strength: np.ndarray, x: float, y: float, side: float) -> FaceReading | None:
-    z, b = candidates(strength)
-    if len(z) == 0:
-        return None
-    per_value, member, values = TABLES[len(z)]
-    fits = [_fit(v, z[subs]) for v, subs in per_value]
-    c = np.concatenate([f[0] for f in fits])
-    cols = np.concatenate([f[1] for f in fits])
-    r = np.concatenate([f[2] for f in fits])
+def _weigh(looks: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple | None]:
+    """Weigh every hypothesis of every look (a crop's candidate blobs on one pip
+    map) in one batch: per look, its best hypothesis as (value, score, lead,
+    residual, slant, pip positions in face pixels), or None if none fits."""
+    width = T.CANDIDATES
+    lb = np.zeros((len(looks), width))
+    present = np.zeros((len(looks), width))
+    by_value: dict[int, list] = {v: [] for v in range(1, 7)}
+    rank: dict[int, list] = {v: [] for v in range(1, 7)}
+    for i, (z, b) in enumerate(looks):
+        if len(z) == 0:
+            continue
+        lb[i, : len(z)] = np.log(b / b[0] + 1e-6)
+        present[i, : len(z)] = 1.0
+        row = 0
+        for v, subs in TABLES[len(z)]:
+            by_value[v].append((i, subs, z[subs]))
+            rank[v].append(i * 10_000 + row + np.arange(len(subs)))
+            row += len(subs)
+    parts = []
+    for v in range(1, 7):
+        if not by_value[v]:
+            continue
+        c, cols, r = _fit(v, np.concatenate([pts for _, _, pts in by_value[v]]))
+        look = np.concatenate([np.full(len(subs), i) for i, subs, _ in by_value[v]])
+        member = np.zeros((len(look), width))
+        np.put_along_axis(member, np.concatenate([subs for _, subs, _ in by_value[v]]), 1.0, axis=1)
+        parts.append((np.full(len(look), v), look, c, cols, r, member, np.concatenate(rank[v])))
+    if not parts:
+        return [None] * len(looks)
+    values, look, c, cols, r, member, order = (np.concatenate(a) for a in zip(*parts, strict=True))
+    # Rows in each look's own order (value, then subset), so ties go as they always have.
+    order = np.argsort(order, kind="stable")
+    values, look, c, cols, r, member = (a[order] for a in (values, look, c, cols, r, member))
     ok = np.abs(c) <= np.where(values == 1, T.CENTRE_1, T.CENTRE_MAX) * T.FACE_PX
     big, small = _singular(cols)
     step = np.sqrt(big * small)
     layout = (small > 0) & (big <= T.SLANT_MAX * small)
     layout &= (step >= T.STEP_RANGE[0] * T.FACE_PX) & (step <= T.STEP_RANGE[1] * T.FACE_PX)
     ok &= (values == 1) | layout
-    if not ok.any():
-        return None
-    lb = np.log(b / b[0] + 1e-6)
     # Pips of one face are about equally strong; the blobs left out lie well below them.
-    mu = member @ lb / values
-    ll_on = -(member * (lb[None, :] - mu[:, None]) ** 2).sum(axis=1) / (2 * T.PIP_SPREAD**2)
-    above = np.maximum(0.0, lb[None, :] - mu[:, None] - T.NOISE_LEVEL)
-    ll_off = ((1 - member) * np.log(np.exp(-(above**2) / (2 * T.NOISE_SPREAD**2)) + T.STRAY)).sum(axis=1)
+    lbs = lb[look]
+    mu = (member * lbs).sum(axis=1) / values
+    ll_on = -(member * (lbs - mu[:, None]) ** 2).sum(axis=1) / (2 * T.PIP_SPREAD**2)
+    above = np.maximum(0.0, lbs - mu[:, None] - T.NOISE_LEVEL)
+    off = (1 - member) * present[look]
+    ll_off = (off * np.log(np.exp(-(above**2) / (2 * T.NOISE_SPREAD**2)) + T.STRAY)).sum(axis=1)
     score = np.where(ok, ll_on + ll_off - r**2 / (2 * T.FIT_SPREAD**2), -np.inf)
-    i = int(np.argmax(score))
-    value = int(values[i])
-    rivals = score[values != value]
-    lead = float(score[i] - rivals.max()) if rivals.size and np.isfinite(rivals.max()) else T.LEAD_ALONE
-    k = T.FACE_PX / side
-    pips = x + 1j * y + z[member[i] > 0] / k
-    contrast = float(np.median(pmap[pmap > 0])) if (pmap > 0).any() else 0.0
-    slant = float(big[i] / small[i]) if value > 1 and small[i] > 0 else 1.0
-    return FaceReading(
-        value, min(lead, T.LEAD_ALONE), float(score[i]), contrast, float(r[i]), pips, slant=slant
-    )
+    out: list[tuple | None] = [None] * len(looks)
+    bounds = np.searchsorted(look, np.arange(len(looks) + 1))
+    for i in range(len(looks)):
+        s, e = bounds[i], bounds[i + 1]
+        if s == e or not ok[s:e].any():
+            continue
+        k = s + int(np.argmax(score[s:e]))
+        value = int(values[k])
+        rivals = score[s:e][values[s:e] != value]
+        lead = float(score[k] - rivals.max()) if rivals.size and np.isfinite(rivals.max()) else T.LEAD_ALONE
+        slant = float(big[k] / small[k]) if value > 1 and small[k] > 0 else 1.0
+        z = looks[i][0]
+        pips = z[member[k, : len(z)] > 0]
+        out[i] = (value, float(score[k]), min(lead, T.LEAD_ALONE), float(r[k]), slant, pips)
+    return out

@@ -66,8 +66,6 @@ LEAD_ALONE = 10.0
 FIT_SPREAD = 0.12
 # Sizes (times the finder's) a face is read at; the value most of them give wins.
 SIZES = (1.0, 0.85, 1.18)
-# A reading at the first size leading its rivals by this much is not read at the others.
-SURE_LEAD = 99.0
 # A face whose pips centre this far from the finder's centre (sides) is read again around them.
 RECENTRE = 0.08
 
