@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -103,16 +104,21 @@ def pip_maps(crop: np.ndarray) -> np.ndarray:
     if crop.ndim == 2:
         crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
-    n = crop.shape[0]
-    yy, xx = np.mgrid[0:n, 0:n]
-    centre = (xx - n / 2 + 0.5) ** 2 + (yy - n / 2 + 0.5) ** 2 <= (T.FACE_SAMPLE * T.FACE_PX) ** 2
+    centre, k = _pip_shapes(crop.shape[0])
     face = np.median(lab[centre], axis=0)
     d = lab - face
     chroma = T.CHROMA_WEIGHT**2 * (d[:, :, 1] ** 2 + d[:, :, 2] ** 2)
-    r = int(round(T.TOPHAT * T.FACE_PX)) | 1
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (r, r))
     light = np.stack([np.abs(d[:, :, 0]), np.maximum(0.0, -d[:, :, 0]), np.maximum(0.0, d[:, :, 0])], axis=2)
     return cv2.morphologyEx(np.sqrt(light**2 + chroma[:, :, None]), cv2.MORPH_TOPHAT, k)
+
+
+@lru_cache(maxsize=4)
+def _pip_shapes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """For a crop of side ``n``: the disc the face's colour is sampled in, and the top-hat's kernel."""
+    yy, xx = np.mgrid[0:n, 0:n]
+    centre = (xx - n / 2 + 0.5) ** 2 + (yy - n / 2 + 0.5) ** 2 <= (T.FACE_SAMPLE * T.FACE_PX) ** 2
+    r = int(round(T.TOPHAT * T.FACE_PX)) | 1
+    return centre, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (r, r))
 
 
 def blob_strength(pmap: np.ndarray) -> np.ndarray:
@@ -129,13 +135,22 @@ def blob_strength(pmap: np.ndarray) -> np.ndarray:
     return best
 
 
-def candidates(strength: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The strongest blobs within the die (positions relative to its centre, in face pixels)."""
+_PEAK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+
+def candidates(strength: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per map of ``strength`` (n, n, maps): the strongest blobs within the die
+    (positions relative to its centre, in face pixels) and their strengths."""
+    local = strength == cv2.dilate(strength, _PEAK).reshape(strength.shape)
+    floor = T.PEAK_FLOOR * np.maximum(strength.max(axis=(0, 1)), 1e-6)
+    return [
+        _strongest(strength[:, :, i], local[:, :, i] & (strength[:, :, i] > floor[i]))
+        for i in range(strength.shape[2])
+    ]
+
+
+def _strongest(strength: np.ndarray, peaks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = strength.shape[0]
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    peaks = (strength == cv2.dilate(strength, k)) & (
-        strength > T.PEAK_FLOOR * max(float(strength.max()), 1e-6)
-    )
     ys, xs = np.nonzero(peaks)
     z = xs + 1j * ys - (n / 2 - 0.5) * (1 + 1j)
     b = strength[ys, xs]
@@ -212,23 +227,34 @@ def _singular(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def read_face(image: np.ndarray, x: float, y: float, side: float) -> FaceReading | None:
-    """Read the die whose top face is about ``side`` px across around (x, y) in ``image``.
+    """Read the die whose top face is about ``side`` px across around (x, y) in ``image``."""
+    return read_faces(image, [(x, y, side)])[0]
 
-    The finder's size is only roughly the face's, so the face is read at a few
+
+def read_faces(image: np.ndarray, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
+    """Read each die of ``places`` ((x, y, side) in frame pixels) in ``image``.
+
+    The finder's size is only roughly the face's, so each face is read at a few
     sizes around it; the value most of them give wins, the best-scored reading
     of that value stands for it."""
-    first = _read_crops(image, [(x, y, side * k) for k in T.SIZES])
+    sizes = [(x, y, side * k) for x, y, side in places for k in T.SIZES]
+    first = _read_crops(image, sizes)
     # The finder centres the die's body; the face (and its colour) may lie off
     # that centre on a die seen at a slant: read again centred on its pips.
     again = []
     for i, r in enumerate(first):
+        x, y, side = sizes[i]
         if r is not None and T.RECENTRE:
             centre = np.mean(r.pips)
-            if abs(centre - complex(x, y)) >= T.RECENTRE * side * T.SIZES[i]:
-                again.append((i, (centre.real, centre.imag, side * T.SIZES[i])))
+            if abs(centre - complex(x, y)) >= T.RECENTRE * side:
+                again.append((i, (centre.real, centre.imag, side)))
     for (i, _), second in zip(again, _read_crops(image, [place for _, place in again]), strict=True):
         if second is not None and second.score >= first[i].score:
             first[i] = second
+    return [_vote(first[j : j + len(T.SIZES)]) for j in range(0, len(first), len(T.SIZES))]
+
+
+def _vote(first: list[FaceReading | None]) -> FaceReading | None:
     readings = [r for r in first if r is not None]
     if not readings:
         return None
@@ -252,9 +278,7 @@ def _read_crops(image: np.ndarray, places: list[tuple[float, float, float]]) -> 
         maps = pip_maps(crop)
         strength = blob_strength(maps)
         crops.append((crop, maps))
-        for i in range(maps.shape[2]):
-            z, b = candidates(strength[:, :, i])
-            looks.append((z, b))
+        looks += candidates(strength)
     weighed = _weigh(looks)
     out: list[FaceReading | None] = []
     n_maps = len(looks) // max(len(places), 1)

@@ -43,14 +43,9 @@ def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
     if image is None or image.size == 0:
         return []
     image = as_bgr(np.ascontiguousarray(image))
-    read = []
-    for spot in finder.find(image):
-        if spot.score < T.FINDER_MIN:
-            continue
-        reading = face.read_face(image, spot.x, spot.y, spot.side)
-        if reading is not None:
-            read.append((spot, reading))
-    read = _one_per_die(read)
+    spots = [s for s in finder.find(image) if s.score >= T.FINDER_MIN]
+    faces = face.read_faces(image, [(s.x, s.y, s.side) for s in spots])
+    read = _one_per_die([(s, r) for s, r in zip(spots, faces, strict=True) if r is not None])
     opinions = verify.opinions(image, [(s.x, s.y, s.side) for s, _ in read])
     for (_, reading), opinion in zip(read, opinions, strict=True):
         reading.opinion = opinion
