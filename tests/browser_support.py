@@ -61,8 +61,9 @@ def free_port() -> int:
 class TablePiProcess:
     """`tablepi run --simulate` in a subprocess, serving on 127.0.0.1."""
 
-    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+    def __init__(self, data_dir: Path, port: int | None = None, args: tuple[str, ...] = ()) -> None:
         self.data_dir = data_dir
+        self.args = tuple(args)
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = data_dir / "tablepi-run.log"
@@ -85,6 +86,7 @@ class TablePiProcess:
             str(self.data_dir),
             "--log-level",
             "WARNING",
+            *self.args,
         ]
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
         deadline = time.monotonic() + timeout
