@@ -17,9 +17,9 @@ from vision.score import score
 DATASETS = ("byler-d6", "rune55-d6", "matteop65-d6")
 # dataset: (die accuracy, image accuracy, precision, photos wrong at most)
 FLOORS = {
-    "byler-d6": (0.81, 0.36, 0.99, 0.04),
-    "rune55-d6": (0.70, 0.52, 0.98, 0.025),
-    "matteop65-d6": (0.91, 0.75, 0.99, 0.012),
+    "byler-d6": (0.81, 0.38, 0.99, 0.04),
+    "rune55-d6": (0.75, 0.62, 0.98, 0.02),
+    "matteop65-d6": (0.94, 0.84, 0.99, 0.012),
 }
 
 

@@ -44,12 +44,18 @@ def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
         return []
     image = as_bgr(np.ascontiguousarray(image))
     spots = [s for s in finder.find(image) if s.score >= T.FINDER_MIN]
-    faces = face.read_faces(image, [(s.x, s.y, s.side) for s in spots])
-    read = _one_per_die([(s, r) for s, r in zip(spots, faces, strict=True) if r is not None])
-    opinions = verify.opinions(image, [(s.x, s.y, s.side) for s, _ in read])
-    for (_, reading), opinion in zip(read, opinions, strict=True):
-        reading.opinion = opinion
-    return read
+    opinions = verify.opinions(image, [(s.x, s.y, s.side) for s in spots])
+    # Counting pips is the reader's costly step: spots the verifier sees no top face in are left unread.
+    keep = [i for i, o in enumerate(opinions) if o[0] < T.NO_FACE]
+    spots, opinions = [spots[i] for i in keep], opinions[keep]
+    read = []
+    for spot, opinion, reading in zip(
+        spots, opinions, face.read_faces(image, [(s.x, s.y, s.side) for s in spots]), strict=True
+    ):
+        if reading is not None:
+            reading.opinion = opinion
+            read.append((spot, reading))
+    return _one_per_die(read)
 
 
 def _one_per_die(read: list) -> list:
