@@ -14,6 +14,7 @@ from vision import face, finder, verify
 from vision import tunables as T
 from vision.datasets import Photo
 from vision.finder import Spot
+from vision.halvings import Halvings, on_level
 from vision.robust import TRANSFORMS
 from vision.synth import background, draw_die
 from vision.training.confidence import fit_logistic
@@ -88,6 +89,33 @@ def test_the_verifiers_crop_puts_the_die_in_the_middle_at_its_size() -> None:
     # a die in an 8 MP frame is shrunk by area first: the same crop
     big = cv2.resize(img, None, fx=5, fy=5, interpolation=cv2.INTER_NEAREST)
     assert np.abs(verify.crop(big, 1700, 700, 400).astype(int) - crop.astype(int)).mean() < 8
+
+
+def test_halvings_keep_a_point_where_it_is_and_shrink_from_the_nearest_level() -> None:
+    img = np.zeros((2464, 3280, 3), np.uint8)
+    cv2.circle(img, (2001, 1203), 40, (255, 255, 255), -1)
+    frame = Halvings(img)
+    assert frame.nearest(0.5) == 0 and frame.nearest(T.HALVE_BELOW) == 0
+    m = frame.nearest(0.02)
+    assert 0.02 * 2**m >= T.HALVE_BELOW > 0.02 * 2 ** (m - 1)
+    level = frame.level(m)
+    assert level.shape[:2] == (2464 >> m, 3280 >> m)
+    x, y, side = on_level(2001, 1203, 80, m)
+    spot = np.argwhere(level[:, :, 0] > 127)
+    assert np.allclose(spot.mean(axis=0), (y, x), atol=0.6)
+    assert side == 80 / 2**m
+    # a face crop taken from a halving is the frame shrunk whole, around the die
+    k = T.FACE_PX / 400
+    small = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    n = int(round(T.CROP * T.FACE_PX))
+    cx, cy = (2001 + 0.5) * k - 0.5, (1203 + 0.5) * k - 0.5
+    shift = np.array([[1, 0, n / 2 - cx], [0, 1, n / 2 - cy]], np.float32)
+    whole = cv2.warpAffine(small, shift, (n, n), flags=cv2.INTER_LINEAR)
+    halved = face.face_crop(frame, 2001, 1203, 400)
+    assert halved.shape == whole.shape
+    assert np.abs(whole.astype(int) - halved.astype(int)).mean() < 1
+    # a tiny frame cannot be halved for ever
+    assert Halvings(np.zeros((6, 6), np.uint8)).nearest(1e-6) <= 1
 
 
 def test_the_verifier_knows_a_die_from_the_table() -> None:

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from vision import tunables as T
+from vision.halvings import Halvings, square
 
 # Pip layouts on the 3x3 grid (x, y in grid steps), the centre pip apart.
 _RING = {
@@ -77,24 +78,9 @@ class FaceReading:
     opinion: np.ndarray | None = None  # the verifier's probabilities (``vision.verify``)
 
 
-def face_crop(image: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
+def face_crop(frame: np.ndarray | Halvings, x: float, y: float, side: float) -> np.ndarray:
     """The square around (x, y) resampled so that ``side`` pixels become ``T.FACE_PX``."""
-    size = int(round(T.CROP * T.FACE_PX))
-    k = T.FACE_PX / side
-    h, w = image.shape[:2]
-    if k < 0.8:
-        # Shrink the neighbourhood with area averaging first, so small pips are not aliased away.
-        half = size / 2 / k + 2
-        x0, y0 = int(max(0, x - half)), int(max(0, y - half))
-        x1, y1 = int(min(w, x + half + 1)), int(min(h, y + half + 1))
-        sub = image[y0:y1, x0:x1]
-        sw, sh = max(1, round((x1 - x0) * k)), max(1, round((y1 - y0) * k))
-        sub = cv2.resize(sub, (sw, sh), interpolation=cv2.INTER_AREA)
-        fx, fy = sw / (x1 - x0), sh / (y1 - y0)
-        m = np.array([[1, 0, size / 2 - (x - x0) * fx], [0, 1, size / 2 - (y - y0) * fy]], np.float32)
-        return cv2.warpAffine(sub, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    m = np.array([[k, 0, size / 2 - x * k], [0, k, size / 2 - y * k]], np.float32)
-    return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return square(Halvings.of(frame), x, y, side, T.FACE_PX, int(round(T.CROP * T.FACE_PX)))
 
 
 def pip_maps(crop: np.ndarray) -> np.ndarray:
@@ -226,17 +212,20 @@ def _singular(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sqrt((f + root) / 2), np.sqrt(np.maximum((f - root) / 2, 0.0))
 
 
-def read_face(image: np.ndarray, x: float, y: float, side: float) -> FaceReading | None:
+def read_face(image: np.ndarray | Halvings, x: float, y: float, side: float) -> FaceReading | None:
     """Read the die whose top face is about ``side`` px across around (x, y) in ``image``."""
     return read_faces(image, [(x, y, side)])[0]
 
 
-def read_faces(image: np.ndarray, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
+def read_faces(
+    image: np.ndarray | Halvings, places: list[tuple[float, float, float]]
+) -> list[FaceReading | None]:
     """Read each die of ``places`` ((x, y, side) in frame pixels) in ``image``.
 
     The finder's size is only roughly the face's, so each face is read at a few
     sizes around it; the value most of them give wins, the best-scored reading
     of that value stands for it."""
+    image = Halvings.of(image)
     sizes = [(x, y, side * k) for x, y, side in places for k in T.SIZES]
     first = _read_crops(image, sizes)
     # The finder centres the die's body; the face (and its colour) may lie off
@@ -267,7 +256,7 @@ def _vote(first: list[FaceReading | None]) -> FaceReading | None:
     return best
 
 
-def _read_crops(image: np.ndarray, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
+def _read_crops(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
     """The best reading of each (x, y, side) in ``places``, all weighed in one batch.
 
     A face's pips are all darker or all lighter: of a crop's pip maps, the one

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision import tunables as T
+from vision.halvings import Halvings
 
 MODEL = Path(__file__).resolve().parent / "models" / "finder.onnx"
 # The network's output is a quarter of its input's size.
@@ -69,13 +70,16 @@ def _maps(net, image: np.ndarray) -> np.ndarray:
     return out[:, : -(-h // STRIDE), : -(-w // STRIDE)]
 
 
-def find(image: np.ndarray, model: Path = MODEL) -> list[Spot]:
+def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
     """Every place in ``image`` (BGR) the finder takes for a die, best first."""
     net = _net(str(model))
-    scales = levels(image.shape)
+    frame = Halvings.of(image)
+    scales = levels(frame.shape)
     spots: list[Spot] = []
-    level = image
-    done = 1.0
+    # The finest level is shrunk from the nearest halving of the frame, not from all of it.
+    m = frame.nearest(scales[0])
+    level = frame.level(m)
+    done = 2.0**-m
     for i, k in enumerate(scales):
         # Each level is shrunk from the last with area averaging, as in training.
         step = k / done

@@ -14,6 +14,7 @@ import numpy as np
 from vision import confidence, face, finder, verify
 from vision import tunables as T
 from vision.die import Die
+from vision.halvings import Halvings
 
 
 def as_bgr(image: np.ndarray) -> np.ndarray:
@@ -42,7 +43,7 @@ def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` and what its face reads, one per die, ungraded."""
     if image is None or image.size == 0:
         return []
-    image = as_bgr(np.ascontiguousarray(image))
+    image = Halvings(as_bgr(np.ascontiguousarray(image)))
     spots = [s for s in finder.find(image) if s.score >= T.FINDER_MIN]
     opinions = verify.opinions(image, [(s.x, s.y, s.side) for s in spots])
     # Counting pips is the reader's costly step: spots the verifier sees no top face in are left unread.

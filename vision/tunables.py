@@ -22,6 +22,11 @@ SAME_DIE = 0.55
 # ... unless one is more than this many times the other's size.
 SAME_SIZE = 2.0
 
+# A die or level shrunk by less than this starts from the halving of the frame
+# (vision.halvings) that leaves at least this much: a large die in an 8 MP
+# frame then costs about what a small one does.
+HALVE_BELOW = 0.125
+
 # --- Reading a face (vision.face) ---
 # A die is read resampled to this side (px): pips are then 5-10 px across.
 FACE_PX = 40

@@ -16,6 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.halvings import Halvings, square
+
 MODEL = Path(__file__).resolve().parent / "models" / "verifier.onnx"
 # The die's side in the crop, and the crop's side: half a side of context
 # shows a cocked die's side face or a hand over it.
@@ -24,26 +26,9 @@ WINDOW = 48
 CLASSES = 7  # 0: no readable top face; 1-6: the value
 
 
-def crop(image: np.ndarray, x: float, y: float, side: float, window: int = WINDOW) -> np.ndarray:
+def crop(image: np.ndarray | Halvings, x: float, y: float, side: float, window: int = WINDOW) -> np.ndarray:
     """The grey square around (x, y), resampled so that ``side`` pixels become ``SIDE_PX``."""
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    k = SIDE_PX / max(side, 1.0)
-    if k < 0.5:
-        # Shrink the neighbourhood by area first so that small pips are not aliased away.
-        half = window / 2 / k + 2
-        h, w = grey.shape
-        x0, y0 = int(max(0, x - half)), int(max(0, y - half))
-        x1, y1 = int(min(w, x + half + 1)), int(min(h, y + half + 1))
-        sub = grey[y0:y1, x0:x1]
-        sw, sh = max(1, round((x1 - x0) * k)), max(1, round((y1 - y0) * k))
-        sub = cv2.resize(sub, (sw, sh), interpolation=cv2.INTER_AREA)
-        fx, fy = sw / (x1 - x0), sh / (y1 - y0)
-        m = np.array([[1, 0, window / 2 - (x - x0) * fx], [0, 1, window / 2 - (y - y0) * fy]], np.float32)
-        return cv2.warpAffine(
-            sub, m, (window, window), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-        )
-    m = np.array([[k, 0, window / 2 - x * k], [0, k, window / 2 - y * k]], np.float32)
-    return cv2.warpAffine(grey, m, (window, window), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return square(Halvings.of(image), x, y, side, SIDE_PX, window, grey=True, area_below=0.5)
 
 
 def standardise(crops: np.ndarray) -> np.ndarray:
@@ -61,12 +46,14 @@ def _net(path: str):
     return cv2.dnn.readNetFromONNX(path)
 
 
-def opinions(image: np.ndarray, places: list[tuple[float, float, float]], model: Path = MODEL) -> np.ndarray:
+def opinions(
+    image: np.ndarray | Halvings, places: list[tuple[float, float, float]], model: Path = MODEL
+) -> np.ndarray:
     """(n, 7) probabilities, one row per (x, y, side) in ``places``: no face, then values 1-6."""
     if not places:
         return np.zeros((0, CLASSES), np.float32)
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    batch = standardise(np.stack([crop(grey, x, y, s) for x, y, s in places]))
+    frame = Halvings.of(image)
+    batch = standardise(np.stack([crop(frame, x, y, s) for x, y, s in places]))
     net = _net(str(model))
     net.setInput(batch)
     logits = net.forward().reshape(len(places), CLASSES).astype(np.float64)

@@ -23,6 +23,7 @@ import numpy as np
 
 from vision import finder, verify
 from vision import tunables as T
+from vision.halvings import Halvings
 from vision.training.finder import PIP_AREA_BOXES
 from vision.training.sources import HELD_BACK, photos, rendered
 
@@ -59,30 +60,32 @@ def crops_of(
     """The stored crops of every frame of ``source`` and their classes."""
     xs, ys = [], []
     for image, labels in source:
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        # Crops come through the frame's halvings, as the reader takes them.
+        frame = Halvings(image)
+        grey = frame.grey(0)
         dice = _dice(labels, pip_area)
-        for spot in finder.find(image):
+        for spot in finder.find(frame):
             if spot.score >= T.FINDER_MIN:
-                xs.append(verify.crop(grey, spot.x, spot.y, spot.side, STORED))
+                xs.append(verify.crop(frame, spot.x, spot.y, spot.side, STORED))
                 ys.append(_label(spot.x, spot.y, spot.side, dice, pip_area))
         for cx, cy, s, v in dice:
             for _ in range(2):
                 jx, jy = rng.normal(0, 0.06 * s, 2)
                 js = s * math.exp(rng.normal(0, 0.15))
-                xs.append(verify.crop(grey, cx + jx, cy + jy, js, STORED))
+                xs.append(verify.crop(frame, cx + jx, cy + jy, js, STORED))
                 ys.append(v)
             # What the die is not: a window on one of its pips, one off its centre,
             # one on it and its neighbours.
             wrong = [(cx, cy, s * 0.3), (cx + 0.7 * s * rng.choice([-1, 1]), cy, s), (cx, cy, s * 2.4)]
             x, y, side = wrong[int(rng.integers(0, 3))]
-            xs.append(verify.crop(grey, x, y, side, STORED))
+            xs.append(verify.crop(frame, x, y, side, STORED))
             ys.append(0)
         h, w = grey.shape
         for _ in range(2):  # the table itself, at a die's size
             side = float(np.median([d[2] for d in dice])) if dice else float(rng.uniform(20, 120))
             x, y = rng.uniform(side, max(side + 1, w - side)), rng.uniform(side, max(side + 1, h - side))
             if all(math.hypot(x - cx, y - cy) > 0.9 * (s + side) for cx, cy, s, _ in dice):
-                xs.append(verify.crop(grey, x, y, side, STORED))
+                xs.append(verify.crop(frame, x, y, side, STORED))
                 ys.append(0)
     return np.array(xs, np.uint8).reshape(-1, STORED, STORED), np.array(ys, np.int64)
 
