@@ -40,7 +40,8 @@ def read_dice(image: np.ndarray) -> list[Die]:
 
 
 def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
-    """Every place the finder marks in ``image`` and what its face reads, one per die, ungraded."""
+    """Every place the finder marks in ``image`` with a top face the verifier can see,
+    and what the face reads, one per die, ungraded."""
     if image is None or image.size == 0:
         return []
     image = Halvings(as_bgr(np.ascontiguousarray(image)))
