@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(VENV)/bin/tablepi bench rules
 	$(VENV)/bin/tablepi bench dice
 	$(VENV)/bin/tablepi bench table
+	$(VENV)/bin/tablepi bench advise
 	$(VENV)/bin/tablepi bench web
 
 # The README's pictures, taken by the browser tests of a real simulated table.

@@ -7,6 +7,9 @@ tablepi bmu layout my-board.json      check a board layout file (or A..D)
 tablepi bmu odds 1 2 3 4 4 --rolls-left 2 --target big-straight [--keep 1 2 3 4] [--json]
                                       exact chance of a target with the best keeps
                                       (without --target: every target)
+tablepi bmu advise 5 5 5 2 3 --rolls-left 2 --board A --counters 1=6 5=3 [--opponent 1=4 ...] [--json]
+tablepi bmu advise --game saved.json  the keeps for the player to roll in a saved game, ranked
+tablepi bmu duel --games 1000         the advice against "keep the most frequent value"
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,6 +42,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     odds.add_argument("--keep", nargs="*", metavar="DIE", help="the dice kept for the next re-roll")
     odds.add_argument("--json", action="store_true", help="print JSON")
     odds.set_defaults(func=_odds)
+
+    adv = which.add_parser("advise", help="rank every keep of a roll by the turn's expected value")
+    adv.add_argument("dice", nargs="*", metavar="DIE", help="five die values, 1..6 (not with --game)")
+    adv.add_argument("--game", type=Path, help="a saved game (game JSON or `tablepi games export`)")
+    adv.add_argument("--rolls-left", type=int, default=2, help="re-rolls left, 0..2 (default 2)")
+    adv.add_argument("--board", default="A", help="the player's board, A..D (default A)")
+    adv.add_argument("--counters", nargs="*", default=[], metavar="COL=ROW", help="the player's counters")
+    adv.add_argument(
+        "--opponent", nargs="*", action="append", metavar="COL=ROW", help="another player's counters (repeat)"
+    )
+    adv.add_argument("--top", type=int, default=5, help="how many keeps to show (default 5, 0: all)")
+    adv.add_argument("--json", action="store_true", help="print JSON")
+    adv.set_defaults(func=_advise)
+
+    duel = which.add_parser(
+        "duel", help="two-player games: the advice against keeping the most frequent value"
+    )
+    duel.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
+    duel.add_argument("--seed", type=int, default=1, help="random seed")
+    duel.add_argument("--json", action="store_true", help="print JSON")
+    duel.set_defaults(func=_duel)
 
 
 def _fail(message: str) -> int:
@@ -144,4 +169,97 @@ def _odds(args: argparse.Namespace) -> int:
     width = max(map(len, chances))
     for target, chance in chances.items():
         print(f"  {target:<{width}}  {str(chance):>17}  = {float(chance):.4f}")
+    return 0
+
+
+def _counters(words: list[str]) -> dict[str, int]:
+    found = {}
+    for word in words:
+        column, _, row = word.partition("=")
+        try:
+            found[column] = int(row)
+        except ValueError:
+            raise ValueError(f"counters are COLUMN=ROW, such as 3=2 or straight=1, not {word!r}") from None
+    return found
+
+
+def _saved_game(path: Path):
+    from tablepi.games.beam_me_up.game import BeamMeUp
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read the saved game {path}: {exc}") from None
+    if isinstance(data, dict) and "final_state" in data:  # an export from `tablepi games export`
+        data = data["final_state"]
+    return BeamMeUp.from_dict(data)
+
+
+def _advise(args: argparse.Namespace) -> int:
+    from tablepi.games.beam_me_up.advice import Advisor, Position, advise
+    from tablepi.games.beam_me_up.game import MAX_ROLLS, BeamMeUp
+    from tablepi.games.errors import RuleError
+
+    try:
+        if args.game is not None:
+            if args.dice:
+                raise ValueError("give a saved game or five dice, not both")
+            game = _saved_game(args.game)
+            advice = advise(game)
+            who = game.players[game.active]
+        else:
+            dice = _dice_values(args.dice)
+            others = args.opponent or [[]]
+            players = [{"name": "you", "board": args.board, "counters": _counters(args.counters)}]
+            for i, words in enumerate(others):
+                players.append(
+                    {"name": f"player {i + 2}", "board": "ABCD"[(i + 1) % 4], "counters": _counters(words)}
+                )
+            game = BeamMeUp.from_settings({"players": players, "advantage": False})
+            advice = Advisor(Position.from_game(game, 0)).advise(dice, args.rolls_left)
+            who = "you"
+    except ValueError as exc:  # RuleError is a ValueError
+        return _fail(exc.message if isinstance(exc, RuleError) else str(exc))
+    shown = advice.keeps if args.top <= 0 else advice.keeps[: args.top]
+    if args.json:
+        data = advice.to_dict()
+        data["keeps"] = [k.to_dict() for k in shown]
+        data["player"] = who
+        print(json.dumps(data))
+        return 0
+    dice_text = " ".join(map(str, advice.dice))
+    rolls = f"{advice.rolls_left} roll{'' if advice.rolls_left == 1 else 's'} left"
+    print(f"{who}: {dice_text}, {rolls} (roll {MAX_ROLLS - advice.rolls_left} of {MAX_ROLLS})")
+    for k in shown:
+        what = "stop and play this roll" if k.stop else f"keep {' '.join(map(str, k.keep)) or 'nothing'}"
+        win = f", wins this turn {k.win:.1%}" if k.win else ""
+        print(f"  {what:<28} expected value {k.value:7.3f}{win}")
+    print("playing this roll now: " + ", ".join(_step_text(c) for c in advice.play))
+    return 0
+
+
+def _step_text(command: dict) -> str:
+    kind = command["type"]
+    if kind == "choose":
+        return "choose it"
+    if kind == "move":
+        return f"part {command['part'] + 1} in {command['column']}"
+    if kind == "bonus":
+        return f"bonus square in {command['column']}"
+    return "end the turn"
+
+
+def _duel(args: argparse.Namespace) -> int:
+    from tablepi.games.beam_me_up.duel import duel
+
+    result = duel(max(1, args.games), args.seed)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(
+        f"{result['games']} two-player games, seats and boards alternating: the advice player won "
+        f"{result['advice_wins']} ({result['advice_win_rate']:.1%}) against keeping the most frequent value; "
+        f"a game lasted {result['average_turns']:.1f} turns on average "
+        f"({result['average_rounds']:.1f} rounds)"
+    )
     return 0

@@ -1,0 +1,348 @@
+"""Which dice to keep: every distinct keep of a roll ranked by the expected
+value of the turn's best final choice on the player's own board.
+
+The turn is played out exactly: every keep, every re-roll outcome (weighted
+by its chance), the best of stopping or keeping again in the rolls left, and
+at the end the best way to play the roll's option (which parts, in which
+order, in which columns with the wildcard B9, and where rocket bonus squares
+go, B8), with the cool downs (B7) and the win check after every step (B12)
+as the engine applies them.
+
+The value of a final choice is the change it makes, scored by a simple
+potential. For each counter of a player, by the row r it stands on::
+
+    min(r, space row)          squares toward space            1 each
+    r >= space row             a counter in space              +2
+    r > 0                      off the start row (B12 needs)   +1
+    r - space row (if above)   spare squares in space          0.2 each
+    on a pink or blue star     safe from cool downs            +0.3
+    on a blue star             the wildcard next turn          +0.3 more
+
+A play is worth the player's own potential gained plus, for each other
+player, the potential it cools away times that player's weight
+``0.5 + counters in space / counters needed`` (the leaders count most).
+Rockets count through the bonus squares they give, placed as well as
+possible. A play that wins is worth ``WIN_VALUE`` (1000) and nothing else
+(the game ends at once, B12), so a keep with a better chance to win this
+turn outranks everything else, and a win in hand is never re-rolled.
+
+All of it is pure arithmetic over the game's plain data; a turn's figures
+take a few milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tablepi.games.beam_me_up.board import Layout
+from tablepi.games.beam_me_up.game import MAX_ROLLS, BeamMeUp
+from tablepi.games.beam_me_up.odds import MAX_ROLLS_LEFT, SUB_KEEPS, TRANSITIONS, Roll
+from tablepi.games.beam_me_up.options import COLUMNS, SORTED_ROLLS, TABLE, Option, check_dice
+from tablepi.games.errors import RuleError
+
+WIN_VALUE = 1000.0
+# Values closer than this are equal (sums of chances are not exact in floating point).
+TIE = 1e-9
+SQUARE, IN_SPACE, OFF_START, SPARE, STAR, BLUE = 1.0, 2.0, 1.0, 0.2, 0.3, 0.3
+_INDEX = {column: i for i, column in enumerate(COLUMNS)}
+
+# The rolls left are worked out as matrix products over the 252 sorted rolls:
+# _CHANCES[k, r] is the chance that keeping keep k and re-rolling the rest
+# gives sorted roll r, and row r of _SUB_INDEX lists the keeps of roll r
+# (padded by repeating the first).
+_ROLL_INDEX = {roll: i for i, roll in enumerate(SORTED_ROLLS)}
+_KEEP_INDEX = {keep: i for i, keep in enumerate(TRANSITIONS)}
+_CHANCES = np.zeros((len(TRANSITIONS), len(SORTED_ROLLS)))
+for _keep, _moves in TRANSITIONS.items():
+    for _roll, _weight in _moves:
+        _CHANCES[_KEEP_INDEX[_keep], _ROLL_INDEX[_roll]] = _weight / 6**5
+_WIDEST = max(len(keeps) for keeps in SUB_KEEPS.values())
+_SUB_INDEX = np.array(
+    [
+        [_KEEP_INDEX[k] for k in keeps] + [_KEEP_INDEX[keeps[0]]] * (_WIDEST - len(keeps))
+        for keeps in (SUB_KEEPS[roll] for roll in SORTED_ROLLS)
+    ]
+)
+_ROWS = np.arange(len(SORTED_ROLLS))
+
+
+@dataclass(frozen=True)
+class Position:
+    """What the advice needs of a game: every player's rows (by column, in
+    COLUMNS order), their boards, whose turn it is and the counters to win."""
+
+    rows: tuple[tuple[int, ...], ...]
+    layouts: tuple[Layout, ...]
+    seat: int
+    need: int
+
+    @classmethod
+    def from_game(cls, game: BeamMeUp, seat: int | None = None) -> Position:
+        players = range(len(game.players))
+        return cls(
+            rows=tuple(tuple(game.counters(s).values()) for s in players),
+            layouts=tuple(game.layout(s) for s in players),
+            seat=game.active if seat is None else seat,
+            need=5 if len(game.players) == 2 else 4,
+        )
+
+
+@dataclass(frozen=True)
+class KeepAdvice:
+    """One keep: the dice set aside (sorted) and what the turn is worth after it.
+    ``stop`` means keeping everything: choose an option of this roll now."""
+
+    keep: Roll
+    stop: bool
+    value: float
+    win: float  # chance to win this turn with the best play after the keep
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"keep": list(self.keep), "stop": self.stop, "value": round(self.value, 4), "win": self.win}
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Every distinct keep of ``dice``, best first, and the best way to play
+    the roll if the player stops now (``play``: game commands, from choose)."""
+
+    dice: Roll
+    rolls_left: int
+    keeps: tuple[KeepAdvice, ...]
+    play: tuple[dict[str, Any], ...]
+    play_value: float
+
+    @property
+    def best(self) -> KeepAdvice:
+        return self.keeps[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dice": list(self.dice),
+            "rolls_left": self.rolls_left,
+            "keeps": [k.to_dict() for k in self.keeps],
+            "play": [dict(c) for c in self.play],
+            "play_value": round(self.play_value, 4),
+        }
+
+
+class Advisor:
+    """The advice for one turn of one player (the board does not change while
+    the player rolls, so the figures are worked out once and shared)."""
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        seat = position.seat
+        self._n = len(position.rows)
+        self._own0 = position.rows[seat]
+        self._opps0 = tuple(position.rows[s] for s in range(self._n) if s != seat)
+        layouts = [position.layouts[s] for s in range(self._n) if s != seat]
+        self._cells = _cell_values(position.layouts[seat])
+        self._opp_cells = [_cell_values(lay) for lay in layouts]
+        self._opp_safe = [_safe(lay) for lay in layouts]
+        own = position.layouts[seat]
+        self._rockets = {(_INDEX[c], r) for c, r in own.rockets}
+        self._top = own.top_row
+        self._space = own.space_row
+        self._need = position.need
+        self._weights = [
+            0.5 + sum(r >= lay.space_row for r in rows) / position.need
+            for rows, lay in zip(self._opps0, layouts, strict=True)
+        ]
+        blue = {(_INDEX[c], r) for c, r in own.blue_stars}
+        self.wildcard = any((c, r) in blue for c, r in enumerate(self._own0))
+        self._option_values: dict[Any, float] = {}
+        self._final: np.ndarray | None = None
+        self._levels: list[np.ndarray] = []
+
+    # -- one final choice ---------------------------------------------------------------
+
+    def _won(self, own: tuple[int, ...]) -> bool:
+        return 0 not in own and sum(r >= self._space for r in own) >= self._need
+
+    # The potential is followed step by step (``value`` is the change so far):
+    # a move changes one column of the player and the cooled counters of others.
+
+    def _search(self, own, opps, value: float, parts, left: tuple[int, ...]) -> tuple[float, list]:
+        """Best (value, steps) from here with the parts ``left`` still to play;
+        steps are ("move", part, column index) and ("bonus", column index)."""
+        best = (value, [])
+        cells = self._cells
+        for i in left:
+            own_column, squares = parts[i]
+            rest = tuple(j for j in left if j != i)
+            for c in range(len(COLUMNS)) if self.wildcard else (own_column,):
+                old = own[c]
+                new = min(old + squares, self._top)
+                if new == old:
+                    continue  # nothing moves: the same as leaving the part unused
+                moved_own = own[:c] + (new,) + own[c + 1 :]
+                gained = value + cells[c][new] - cells[c][old]
+                moved_opps = opps
+                if new - old >= 2:  # B7, counted after forfeiting at the top
+                    cooled = []
+                    for rows, safe, table, weight in self._opponents(opps):
+                        r = rows[c]
+                        if r == 0 or (c, r) in safe:
+                            cooled.append(rows)
+                        else:
+                            cooled.append(rows[:c] + (r - 1,) + rows[c + 1 :])
+                            gained += weight * (table[c][r] - table[c][r - 1])
+                    moved_opps = tuple(cooled)
+                step = ("move", i, c)
+                if self._won(moved_own):
+                    found = (WIN_VALUE, [step])  # the game ends at once (B12): nothing after counts
+                elif (c, new) in self._rockets:
+                    total, steps = self._bonus(moved_own, moved_opps, gained, parts, rest)
+                    found = (total, [step, *steps])
+                else:
+                    total, steps = self._search(moved_own, moved_opps, gained, parts, rest)
+                    found = (total, [step, *steps])
+                if found[0] > best[0]:
+                    best = found
+        return best
+
+    def _opponents(self, opps):
+        return zip(opps, self._opp_safe, self._opp_cells, self._weights, strict=True)
+
+    def _bonus(self, own, opps, value: float, parts, left) -> tuple[float, list]:
+        """A rocket's bonus square is owed (B8): it must be placed first."""
+        best: tuple[float, list] | None = None
+        cells = self._cells
+        for c, row in enumerate(own):
+            if row >= self._top:
+                continue
+            moved = own[:c] + (row + 1,) + own[c + 1 :]
+            gained = value + cells[c][row + 1] - cells[c][row]
+            if self._won(moved):
+                found = (WIN_VALUE, [("bonus", c)])
+            elif (c, row + 1) in self._rockets:
+                total, steps = self._bonus(moved, opps, gained, parts, left)
+                found = (total, [("bonus", c), *steps])
+            else:
+                total, steps = self._search(moved, opps, gained, parts, left)
+                found = (total, [("bonus", c), *steps])
+            if best is None or found[0] > best[0]:
+                best = found
+        return best if best is not None else self._search(own, opps, value, parts, left)
+
+    def _option_parts(self, option: Option) -> tuple[tuple[int, int], ...]:
+        return tuple((_INDEX[column], squares) for column, squares in option.parts)
+
+    def option_value(self, option: Option) -> float:
+        """The value of playing an option as well as possible (0: leave it unused)."""
+        parts = self._option_parts(option)
+        # With the wildcard only the squares matter, not the columns.
+        key = tuple(sorted(s for _, s in parts)) if self.wildcard else parts
+        value = self._option_values.get(key)
+        if value is None:
+            value = self._search(self._own0, self._opps0, 0.0, parts, tuple(range(len(parts))))[0]
+            self._option_values[key] = value
+        return value
+
+    def play(self, dice: Roll) -> tuple[float, tuple[dict[str, Any], ...]]:
+        """The value of stopping on ``dice`` and the game commands that play it
+        (choose, moves, bonus squares, and end_turn if a part is left unused;
+        just end_turn when no option is worth playing)."""
+        best_value, commands = 0.0, ({"type": "end_turn"},)
+        for index, option in enumerate(TABLE[check_dice(dice)]):
+            parts = self._option_parts(option)
+            value, steps = self._search(self._own0, self._opps0, 0.0, parts, tuple(range(len(parts))))
+            if value <= best_value or not steps:
+                continue
+            best_value = value
+            found: list[dict[str, Any]] = [{"type": "choose", "option": index}]
+            used = 0
+            for step in steps:
+                if step[0] == "move":
+                    found.append({"type": "move", "part": step[1], "column": COLUMNS[step[2]]})
+                    used += 1
+                else:
+                    found.append({"type": "bonus", "column": COLUMNS[step[1]]})
+            if used < len(parts) and value < WIN_VALUE:
+                found.append({"type": "end_turn"})
+            commands = tuple(found)
+        return best_value, commands
+
+    # -- the rolls left -----------------------------------------------------------------
+
+    def _final_values(self) -> np.ndarray:
+        """Value and win (0 or 1) of stopping on each sorted roll, shape (252, 2)."""
+        if self._final is None:
+            final = np.zeros((len(SORTED_ROLLS), 2))
+            for i, roll in enumerate(SORTED_ROLLS):
+                value = max((self.option_value(option) for option in TABLE[roll]), default=0.0)
+                if value > 0:
+                    final[i] = (value, value >= WIN_VALUE)
+            self._final = final
+        return self._final
+
+    def _roll_values(self, left: int) -> np.ndarray:
+        """Value and win chance of each sorted roll with ``left`` rolls left and
+        the best play, shape (252, 2)."""
+        if left == 0:
+            return self._final_values()
+        while len(self._levels) < left:
+            after_keep = _CHANCES @ self._roll_values(len(self._levels))
+            # Among a roll's keeps (the whole roll is one: a wasted roll, never
+            # the best) take the best value, and its win chance with it.
+            candidates = after_keep[_SUB_INDEX, 0]
+            choice = _SUB_INDEX[_ROWS, candidates.argmax(axis=1)]
+            best = after_keep[choice]
+            final = self._final_values()
+            # Stopping wins ties: rounding must not make a re-roll look better than a sure thing.
+            stop = final[:, 0] >= best[:, 0] - TIE
+            self._levels.append(np.where(stop[:, None], final, best))
+        return self._levels[left - 1]
+
+    def advise(self, dice: Roll | list[int], rolls_left: int) -> Advice:
+        """Every distinct keep of the roll, best first (ties: stopping, then
+        more dice kept), and the best play if the player stops now."""
+        roll = check_dice(dice)
+        if type(rolls_left) is not int or not 0 <= rolls_left <= MAX_ROLLS_LEFT:
+            raise RuleError("B11", f"rolls left is 0, 1 or 2, not {rolls_left!r}")
+        play_value, play = self.play(roll)
+        stop_win = float(self._final_values()[_ROLL_INDEX[roll], 1])
+        keeps = [KeepAdvice(roll, True, play_value, stop_win)]
+        if rolls_left:
+            proper = SUB_KEEPS[roll][:-1]  # keeping all five re-rolls nothing: that is stopping
+            after = _CHANCES[[_KEEP_INDEX[k] for k in proper]] @ self._roll_values(rolls_left - 1)
+            keeps += [
+                KeepAdvice(k, False, float(v), float(w)) for k, (v, w) in zip(proper, after, strict=True)
+            ]
+        keeps.sort(key=lambda k: (-round(k.value / TIE), not k.stop, -len(k.keep)))
+        return Advice(roll, rolls_left, tuple(keeps), play, play_value)
+
+
+def _cell_values(layout: Layout) -> list[list[float]]:
+    """The potential of a counter on each square of a board, by column and row."""
+    space = layout.space_row
+    stars = layout.pink_stars | layout.blue_stars
+    table = []
+    for column in COLUMNS:
+        cells = []
+        for r in range(layout.top_row + 1):
+            value = SQUARE * min(r, space) + OFF_START * (r > 0)
+            if r >= space:
+                value += IN_SPACE + SPARE * (r - space)
+            if (column, r) in stars:
+                value += STAR + BLUE * ((column, r) in layout.blue_stars)
+            cells.append(value)
+        table.append(cells)
+    return table
+
+
+def _safe(layout: Layout) -> set[tuple[int, int]]:
+    """Squares (column index, row) where a counter is safe from cool downs (B7)."""
+    return {(_INDEX[c], r) for c, r in layout.pink_stars | layout.blue_stars}
+
+
+def advise(game: BeamMeUp) -> Advice:
+    """The advice for the active player's current roll; RuleError("phase")
+    unless the player has rolled and not yet chosen."""
+    if game.phase != "rolling" or game.dice is None:
+        raise RuleError("phase", "advice is for a player who has rolled and not yet chosen an option")
+    return Advisor(Position.from_game(game)).advise(game.dice, MAX_ROLLS - game.roll_number)
