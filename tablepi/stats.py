@@ -1,0 +1,147 @@
+"""Are the dice fair? Face counts, a chi-square test against a fair die, how
+many dice a test needs before it can tell, and what the figures say in words.
+
+Pure arithmetic over plain numbers (no I/O, no scipy at run time): the table
+hands in the dice it has seen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+FACES = 6
+FAIR = 1 / FACES
+# Below this p-value the counts are called a sign of an unfair die.
+SIGNIFICANT = 0.01
+# The unfair die a table should be able to spot: one face this often instead of 1/6.
+LOADED_SHARE = 0.20
+POWER = 0.8
+
+
+def face_counts(dice: Iterable[int]) -> list[int]:
+    """How often each face 1-6 came up; ValueError for anything that is not a face."""
+    counts = [0] * FACES
+    for value in dice:
+        if type(value) is not int or not 1 <= value <= FACES:
+            raise ValueError(f"a die shows 1 to 6, not {value!r}")
+        counts[value - 1] += 1
+    return counts
+
+
+def upper_gamma(a: float, x: float) -> float:
+    """The regularised upper incomplete gamma function Q(a, x) = Γ(a, x) / Γ(a)."""
+    if a <= 0:
+        raise ValueError("a must be positive")
+    if x <= 0:
+        return 1.0
+    log_front = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1:
+        # The series for P(a, x) converges quickly here.
+        term = total = 1.0 / a
+        n = a
+        while abs(term) > abs(total) * 1e-16:
+            n += 1
+            term *= x / n
+            total += term
+        return max(0.0, 1.0 - total * math.exp(log_front))
+    # The continued fraction for Q(a, x) (modified Lentz).
+    tiny = 1e-300
+    b = x + 1 - a
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        step = d * c
+        h *= step
+        if abs(step - 1) < 1e-16:
+            break
+    return math.exp(log_front) * h
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """The chance that a chi-square variable with ``df`` degrees of freedom exceeds ``x``."""
+    return upper_gamma(df / 2, x / 2)
+
+
+def chi_square(counts: Sequence[int]) -> tuple[float, float]:
+    """Pearson's chi-square statistic of ``counts`` against equal chances, and its p-value."""
+    n = sum(counts)
+    if n == 0:
+        return 0.0, 1.0
+    expected = n / len(counts)
+    statistic = sum((c - expected) ** 2 for c in counts) / expected
+    return statistic, chi2_sf(statistic, len(counts) - 1)
+
+
+def _chi2_quantile(p: float, df: int) -> float:
+    """The x with chi2_sf(x, df) = p (bisection: the function falls monotonically)."""
+    lo, hi = 0.0, 1.0
+    while chi2_sf(hi, df) > p:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if chi2_sf(mid, df) > p else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _noncentral_chi2_sf(x: float, df: int, shift: float) -> float:
+    """The chance a noncentral chi-square variable exceeds ``x``: central ones mixed by a Poisson."""
+    total, j = 0.0, 0
+    weight = math.exp(-shift / 2)
+    while True:
+        total += weight * chi2_sf(x, df + 2 * j)
+        j += 1
+        weight *= (shift / 2) / j
+        if j > shift / 2 and weight < 1e-15:
+            return total
+
+
+def dice_needed(share: float = LOADED_SHARE, alpha: float = SIGNIFICANT, power: float = POWER) -> int:
+    """How many dice the chi-square test needs to call a die unfair (at ``alpha``)
+    with chance ``power`` when one face comes up ``share`` of the time and the
+    others equally often."""
+    if not FAIR < share < 1:
+        raise ValueError(f"share must be above 1/6 and below 1, not {share}")
+    others = (1 - share) / (FACES - 1)
+    effect = ((share - FAIR) ** 2 + (FACES - 1) * (others - FAIR) ** 2) / FAIR
+    critical = _chi2_quantile(alpha, FACES - 1)
+    lo, hi = 1, 2
+    while _noncentral_chi2_sf(critical, FACES - 1, hi * effect) < power:
+        lo, hi = hi, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (
+            (mid + 1, hi) if _noncentral_chi2_sf(critical, FACES - 1, mid * effect) < power else (lo, mid)
+        )
+    return lo
+
+
+def fairness_words(counts: Sequence[int]) -> str:
+    """What the counts say about the dice, in words a table can read."""
+    n = sum(counts)
+    if n == 0:
+        return "No dice seen yet."
+    _, p = chi_square(counts)
+    needed = dice_needed()
+    if p >= SIGNIFICANT:
+        words = f"No sign of an unfair die after {n:,} dice."
+        if n < needed:
+            words += (
+                f" That is too few to spot a die that shows one face {LOADED_SHARE:.0%} of the time:"
+                f" that takes about {needed:,}."
+            )
+        return words
+    face = max(range(FACES), key=lambda i: abs(counts[i] / n - FAIR))
+    sets = 10 ** math.floor(math.log10(1 / p))
+    return (
+        f"{face + 1} comes up {counts[face] / n:.0%} of the time; a fair die gives {FAIR:.1%};"
+        f" a fair die does this less than once in {sets:,} sets of {n:,} dice."
+    )
