@@ -74,3 +74,35 @@ def test_a_long_a_says_what_it_undid(tmp_path: Path) -> None:
     assert display.screen == "message"
     assert table.public_state()["game"]["last"]["undid"]["type"] == "roll"
     assert table.public_state()["game"]["state"]["dice"] is None
+
+
+def test_a_long_c_shows_the_best_keep_over_the_options(tmp_path: Path) -> None:
+    table, display, controller = _table(tmp_path, advantage=False)
+    shown: list[list[str]] = []
+    say = display.message
+    display.message = lambda lines, mirror=None: (shown.append(list(lines)), say(lines, mirror))
+    assert controller.on_reading(_dice([5, 5, 5, 2, 3]))
+    controller.on_state(table.public_state())
+    controller.on_button("show_options")
+    assert controller.menu == "options" and display.screen == "message"
+    assert shown[-1][0] == "Best:" and shown[-1][1].startswith("keep ")
+    # With no rolls left the best is to play the roll (or end the turn): never a keep.
+    for dice in ([1, 1, 2, 3, 6], [4, 4, 2, 3, 6]):
+        controller.on_state(table.submit({"type": "roll", "dice": dice}))
+    controller.on_button("show_options")
+    assert shown[-1][1].startswith(("play ", "end the turn")), shown[-1]
+    # After a few seconds the options come back.
+    controller.clock = lambda: 200.0
+    controller.tick(200.0)
+    assert display.screen == "options"
+
+
+def test_the_advice_reads_the_public_state_as_it_reads_the_game(tmp_path: Path) -> None:
+    from tablepi.games.beam_me_up.advice import Position
+
+    table, _, controller = _table(tmp_path, advantage=True)
+    table.submit({"type": "advantage", "columns": ["3"]})
+    table.submit({"type": "roll", "dice": [1, 1, 2, 3, 4]})
+    table.submit({"type": "choose", "option": 0})
+    state = table.public_state()["game"]["state"]
+    assert Position.from_public(state) == Position.from_game(table._game)

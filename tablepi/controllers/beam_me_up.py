@@ -67,6 +67,23 @@ def _column_name(column: str) -> str:
     return "straight" if column == "straight" else f"col {column}"
 
 
+def best_keep_words(state: dict[str, Any]) -> list[str]:
+    """The advice's best keep for the roll on the table, in three OLED rows."""
+    from tablepi.games.beam_me_up.advice import Advisor, Position
+
+    advice = Advisor(Position.from_public(state)).advise(state["dice"], state["max_rolls"] - state["roll"])
+    best = advice.best
+    if best.stop:
+        chosen = next((c["option"] for c in advice.play if c["type"] == "choose"), None)
+        options = state.get("options", [])
+        what = "end the turn" if chosen is None else "play " + short_option(options[chosen])
+    elif not best.keep:
+        what = "roll all again"
+    else:
+        what = "keep " + " ".join(map(str, best.keep))
+    return ["Best:", what, f"wins {best.win:.0%}" if best.win >= 0.005 else f"worth {best.value:.1f}"]
+
+
 def short_option(option: dict[str, Any]) -> str:
     """An option in the few characters an OLED row holds ("+3 in 4 & +2 in 6"):
     the squares and columns are what a player picks by; the phone has the words."""
@@ -239,6 +256,10 @@ class BeamMeUpController:
         if state["phase"] == "rolling" and state.get("dice") is not None:
             self.menu = "options"
             self.cursor = 0
+            # The best keep, for a few seconds over the options.
+            self.redraw()
+            self.display.message(best_keep_words(state))
+            self._error_until = self.clock() + ERROR_SECONDS
 
     def _do_undo(self) -> None:
         game = self.table.public_state().get("game") or {}

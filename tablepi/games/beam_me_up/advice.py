@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from tablepi.games.beam_me_up.board import Layout
+from tablepi.games.beam_me_up.board import Layout, layout_from_dict
 from tablepi.games.beam_me_up.game import MAX_ROLLS, BeamMeUp
 from tablepi.games.beam_me_up.odds import MAX_ROLLS_LEFT, SUB_KEEPS, TRANSITIONS, Roll
 from tablepi.games.beam_me_up.options import COLUMNS, SORTED_ROLLS, TABLE, Option, check_dice
@@ -78,6 +78,17 @@ class Position:
     layouts: tuple[Layout, ...]
     seat: int
     need: int
+
+    @classmethod
+    def from_public(cls, state: dict[str, Any]) -> Position:
+        """From a game's public state as the table publishes it (the player to move)."""
+        players = state["players"]
+        return cls(
+            rows=tuple(tuple(int(p["counters"][c]) for c in COLUMNS) for p in players),
+            layouts=tuple(layout_from_dict(p["layout"]) for p in players),
+            seat=int(state["turn"]["index"]),
+            need=5 if len(players) == 2 else 4,
+        )
 
     @classmethod
     def from_game(cls, game: BeamMeUp, seat: int | None = None) -> Position:
