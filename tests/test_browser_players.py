@@ -332,3 +332,36 @@ def test_in_simulation_a_players_device_shows_the_danger_coin(table, browser):
     assert table.state()["seq"] == state_before["seq"]
     assert errors == []
     device.close()
+
+
+def test_hints_are_off_until_a_phone_turns_them_on_for_a_player(table, phone):
+    bmu(table, advantage=False)
+    table.command({"type": "roll", "dice": [5, 5, 5, 2, 3], "manual": True})
+    player = table.state()["game"]["state"]["turn"]["name"]
+    phone.goto(table.base + "/")
+    phone.wait_for_selector("#link-status.online")
+    toggle = phone.locator("#hint-toggle")
+    assert f"Hints for {player}" in phone.inner_text("#hint-card")
+    assert not toggle.is_checked() and phone.locator("#hint").is_hidden()
+    assert phone.locator("#roll-dice .hint-keep").count() == 0
+
+    toggle.check()
+    phone.wait_for_selector("#hint li")
+    items = phone.locator("#hint li")
+    assert items.count() == 3
+    first = items.nth(0)
+    best = json.loads(first.get_attribute("data-keep"))
+    assert first.inner_text().startswith(f"Keep {' '.join(map(str, best))}" if best else "Roll all again")
+    assert "pair" in items.nth(0).inner_text() and "%" in items.nth(0).inner_text()
+    # The best keep's dice are marked in the roll, each value as often as kept.
+    marked = phone.locator("#roll-dice .die.hint-keep").evaluate_all("els => els.map(e => +e.dataset.value)")
+    assert sorted(marked) == sorted(best)
+
+    # This phone remembers: after a reload and a new roll the hints stay on for that player.
+    table.command({"type": "roll", "dice": [1, 1, 2, 3, 4], "manual": True})
+    phone.reload()
+    phone.wait_for_selector("#hint li")
+    assert phone.locator("#hint-toggle").is_checked()
+    phone.locator("#hint-toggle").uncheck()
+    assert phone.locator("#hint").is_hidden() and phone.locator("#roll-dice .hint-keep").count() == 0
+    assert phone.errors == []

@@ -170,7 +170,13 @@ def _simulated() -> bool:
 
 def _context(view: str) -> dict[str, Any]:
     state = _public_state()
-    return {"view": view, "public": state, "g": describe(state), "simulated": _simulated()}
+    g = describe(state)
+    if view == "phone" and g["kind"] == "beam_me_up":
+        from tablepi.games.beam_me_up.advice import hint
+
+        # Worked out for every phone; each phone shows it only for the players it has hints on for.
+        g["hint"] = hint(g["s"])
+    return {"view": view, "public": state, "g": g, "simulated": _simulated()}
 
 
 def qr_svg(url: str) -> Markup:

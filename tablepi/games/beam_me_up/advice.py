@@ -357,3 +357,33 @@ def advise(game: BeamMeUp) -> Advice:
     if game.phase != "rolling" or game.dice is None:
         raise RuleError("phase", "advice is for a player who has rolled and not yet chosen an option")
     return Advisor(Position.from_game(game)).advise(game.dice, MAX_ROLLS - game.roll_number)
+
+
+# The option kinds a hint gives the chance of, in the order players think of them.
+HINT_KINDS = ("pair", "two-pairs", "triplet", "full-house", "four", "five", "small-straight", "big-straight")
+
+
+def hint(state: dict[str, Any], count: int = 3) -> dict[str, Any] | None:
+    """For the player to move in a game's public state, the best ``count`` keeps
+    of the roll on the table, each with its value, its chance to win this turn
+    and the chance of each option kind when it is played; None when there is
+    no roll to advise on (no dice yet, or no rolls left)."""
+    from tablepi.games.beam_me_up.odds import probability, reaches
+
+    if state.get("phase") != "rolling" or not state.get("dice") or state.get("winner"):
+        return None
+    left = int(state["max_rolls"]) - int(state["roll"])
+    if left <= 0:
+        return None
+    dice = list(state["dice"])
+    advice = Advisor(Position.from_public(state)).advise(dice, left)
+    keeps = []
+    for k in advice.keeps[:count]:
+        if k.stop:
+            chances = {kind: float(reaches(dice, kind)) for kind in HINT_KINDS}
+        else:
+            chances = {kind: float(probability(dice, left, kind, keep=k.keep)) for kind in HINT_KINDS}
+        keeps.append(
+            {"keep": list(k.keep), "stop": k.stop, "value": k.value, "win": k.win, "chances": chances}
+        )
+    return {"player": state["turn"]["name"], "rolls_left": left, "keeps": keeps}
