@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -365,3 +366,46 @@ def test_hints_are_off_until_a_phone_turns_them_on_for_a_player(table, phone):
     phone.locator("#hint-toggle").uncheck()
     assert phone.locator("#hint").is_hidden() and phone.locator("#roll-dice .hint-keep").count() == 0
     assert phone.errors == []
+
+
+def test_the_tv_shows_the_odds_when_setup_says_so(table, browser, phone):
+    bmu(table, advantage=False)
+    table.command({"type": "roll", "dice": [5, 5, 5, 2, 3], "manual": True})
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    ctx.set_default_timeout(5000)
+    tv = ctx.new_page()
+    tv_errors = page_errors(tv)
+    tv.goto(table.base + "/tv")
+    tv.wait_for_selector("#link-status.online")
+    assert tv.locator("#tv-odds").count() == 0  # off by default
+
+    # Without the PIN, or with anything but a yes or no, nothing changes.
+    for body, headers, status in (
+        ({"odds": True}, {}, 403),
+        ({"odds": "yes"}, {"X-Table-Pin": table.pin}, 400),
+        ({"odds": True, "more": 1}, {"X-Table-Pin": table.pin}, 400),
+    ):
+        request = urllib.request.Request(
+            table.base + "/api/tv-settings",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", **headers},
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=5)
+        assert refused.value.code == status
+    assert table.api("GET", "/api/tv-settings") == {"odds": False}
+
+    phone.goto(table.base + "/setup")
+    sign_in(phone, table.pin)
+    phone.check("#tv-odds")
+    tv.wait_for_selector("#tv-odds")
+    text = tv.inner_text("#tv-odds")
+    assert text.startswith("Best: ") and "pair 100%" in text, text
+    assert table.api("GET", "/api/tv-settings") == {"odds": True}
+    phone.reload()
+    assert phone.locator("#tv-odds").is_checked()  # kept by the table, not the phone
+    phone.uncheck("#tv-odds")
+    tv.wait_for_selector("#tv-odds", state="detached")
+    assert tv_errors == []
+    ctx.close()

@@ -19,6 +19,7 @@ from flask import Blueprint, abort, current_app, render_template, request
 from markupsafe import Markup
 
 from tablepi.words import action_words, command_words, plain
+from web import tvsettings
 
 bp = Blueprint("pages", __name__)
 bp.add_app_template_filter(plain, "plain")
@@ -176,7 +177,12 @@ def _context(view: str) -> dict[str, Any]:
 
         # Worked out for every phone; each phone shows it only for the players it has hints on for.
         g["hint"] = hint(g["s"])
-    return {"view": view, "public": state, "g": g, "simulated": _simulated()}
+    tv = tvsettings.load(getattr(_service(), "data_dir", None))
+    if view == "tv" and tv["odds"] and g["kind"] == "beam_me_up":
+        from tablepi.games.beam_me_up.advice import hint
+
+        g["odds"] = hint(g["s"], count=1)
+    return {"view": view, "public": state, "g": g, "simulated": _simulated(), "tv": tv}
 
 
 def qr_svg(url: str) -> Markup:
@@ -298,4 +304,5 @@ def setup() -> str:
         g=describe(state),
         layouts=beam_layouts(),
         kinds=KIND_NAMES,
+        tv=tvsettings.load(getattr(_service(), "data_dir", None)),
     )

@@ -131,6 +131,15 @@
       .catch(function (e) { err.textContent = e.message; err.classList.remove("hidden"); button.disabled = false; });
   });
 
+  // What the TV shows for spectators: one setting for the whole table.
+  var odds = $("tv-odds");
+  if (odds) odds.addEventListener("change", function () {
+    var err = $("tv-settings-error");
+    err.classList.add("hidden");
+    TP.post("/api/tv-settings", { odds: odds.checked })
+      .catch(function (e) { odds.checked = !odds.checked; err.textContent = e.message; err.classList.remove("hidden"); });
+  });
+
   // Resume a game set aside; the game in progress, if any, is set aside in its place.
   document.addEventListener("click", function (ev) {
     var el = ev.target.closest("[data-resume]");
