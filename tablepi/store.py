@@ -6,7 +6,10 @@ mode with ``synchronous=FULL``: when ``append`` returns, the command survives
 a power cut. Snapshots (``game.to_dict()``) are written now and then so that
 resuming is snapshot + replay of the later commands; each game keeps its
 starting snapshot and its latest one. Finished and abandoned
-games stay in the history.
+games stay in the history. Each roll of dice is also indexed in ``rolls``
+with its origin (camera, phone or by hand) and, for a camera roll, each die
+as read (value, box, confidence); a store from before (schema 1) gets that
+index built from its log when first opened, the log itself unchanged.
 
 Nothing secret is ever stored: games' ``to_dict`` hold no secret and coin
 flips are never commands.
@@ -39,7 +42,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 DB_NAME = "tablepi.db"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SNAPSHOT_EVERY = 25
 # Snapshots kept besides the start: the latest few (an undo or a resume
 # replays at most this many intervals), and one in every KEEP_SNAPSHOT_EVERY
@@ -75,7 +78,30 @@ CREATE TABLE IF NOT EXISTS snapshots (
     state   TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+-- Every roll of dice in the log, with where it came from, for the statistics:
+-- kept beside the log (which stays the truth) so they need no replay.
+CREATE TABLE IF NOT EXISTS rolls (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq     INTEGER NOT NULL,
+    origin  TEXT NOT NULL,
+    dice    TEXT NOT NULL,
+    kept    TEXT NOT NULL,
+    seen    TEXT,
+    at      REAL,
+    PRIMARY KEY (game_id, seq)
+);
 """
+
+
+# Where a roll came from: the camera's reading, a phone (entered or corrected
+# there) or a hand entry elsewhere (the CLI, an import without a source).
+ORIGINS = ("camera", "phone", "manual")
+
+
+def roll_origin(source: str, manual: bool) -> str:
+    if source == "camera" and not manual:
+        return "camera"
+    return "phone" if source == "web" else "manual"
 
 
 class StoreError(Exception):
@@ -113,6 +139,72 @@ class GameRecord:
             "ended_at": self.ended_at,
             "commands": self.commands,
         }
+
+
+@dataclass(frozen=True)
+class RollRecord:
+    """One roll: its values, the dice set aside in it, and for a camera roll
+    each die as read (value, box in the frame, confidence)."""
+
+    game_id: int
+    seq: int
+    origin: str
+    dice: list[int]
+    kept: list[int]
+    seen: list[dict[str, Any]] | None
+    at: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game_id,
+            "seq": self.seq,
+            "origin": self.origin,
+            "dice": self.dice,
+            "kept": self.kept,
+            "seen": self.seen,
+            "at": self.at,
+        }
+
+
+def _roll_row(game_id: int, seq: int, command: dict[str, Any], source: str, manual: bool) -> tuple | None:
+    """The ``rolls`` row for a logged command; None if it is not a roll of dice."""
+    if command.get("type") != "roll" or not isinstance(command.get("dice"), list):
+        return None
+    seen = command.get("seen")
+    at = command.get("at")
+    return (
+        game_id,
+        seq,
+        roll_origin(source, manual or bool(command.get("manual"))),
+        _dumps(command["dice"]),
+        _dumps(command.get("kept") or []),
+        _dumps(seen) if isinstance(seen, list) else None,
+        float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else None,
+    )
+
+
+_INSERT_ROLL = (
+    "INSERT OR REPLACE INTO rolls(game_id, seq, origin, dice, kept, seen, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _migrate(conn: sqlite3.Connection, version: int) -> None:
+    """Bring a store written by an older program up to SCHEMA_VERSION, in one
+    transaction: the log is never changed, only what is derived from it."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if version < 2:
+            # Version 1 kept rolls only in the log: index them (no camera
+            # readings were kept then, so ``seen`` stays empty).
+            rows = conn.execute("SELECT game_id, seq, command, source, manual FROM commands")
+            found = [_roll_row(g, s, json.loads(c), src, bool(m)) for g, s, c, src, m in rows]
+            conn.executemany(_INSERT_ROLL, [r for r in found if r is not None])
+        conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 # Below this much free space the table says so on /healthz before SQLite fails.
@@ -232,6 +324,9 @@ class Store:
                 conn.execute("INSERT INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif int(version[0]) > SCHEMA_VERSION:
                 raise sqlite3.DatabaseError(f"database schema {version[0]} is newer than this program")
+            elif int(version[0]) < SCHEMA_VERSION:
+                _migrate(conn, int(version[0]))
+                log.info("game database brought from schema %s to %d", version[0], SCHEMA_VERSION)
         except (sqlite3.DatabaseError, ValueError) as exc:
             conn.close()
             if header is not None and _read_only_error(exc):
@@ -408,6 +503,9 @@ class Store:
                 "INSERT INTO commands(game_id, seq, command, source, manual) VALUES (?, ?, ?, ?, ?)",
                 (game_id, seq, text, source, int(bool(manual))),
             )
+            roll = _roll_row(game_id, seq, command, source, manual)
+            if roll is not None:
+                conn.execute(_INSERT_ROLL, roll)
             status, ended = ("finished", self.clock()) if finished else ("playing", None)
             conn.execute(
                 "UPDATE games SET status=?, ended_at=? WHERE id=? AND status IN ('playing', 'finished')",
@@ -474,6 +572,30 @@ class Store:
                 (game_id, after),
             ).fetchall()
         return [LoggedCommand(r[0], json.loads(r[1]), r[2], bool(r[3])) for r in rows]
+
+    def rolls(self, game_id: int | None = None) -> list[RollRecord]:
+        """Every roll logged (undone ones too: the log says which are in
+        effect), of one game or all, in the order they were played."""
+        where, args = ("WHERE game_id=?", (game_id,)) if game_id is not None else ("", ())
+        with self._lock:
+            try:
+                rows = self._conn.execute(
+                    f"SELECT game_id, seq, origin, dice, kept, seen, at FROM rolls {where} "
+                    "ORDER BY game_id, seq",
+                    args,
+                ).fetchall()
+            except sqlite3.OperationalError:
+                # An older store opened read-only has no rolls table: read the log.
+                rows = [
+                    _roll_row(g, c.seq, c.command, c.source, c.manual)
+                    for g in ([game_id] if game_id is not None else [r.id for r in self.games()])
+                    for c in self.commands(g)
+                ]
+                rows = [r for r in rows if r is not None]
+        return [
+            RollRecord(g, s, o, json.loads(d), json.loads(k), json.loads(seen) if seen else None, at)
+            for g, s, o, d, k, seen, at in rows
+        ]
 
     def last_seq(self, game_id: int) -> int:
         with self._lock:
@@ -609,6 +731,8 @@ class Store:
                 "INSERT INTO commands(game_id, seq, command, source, manual) VALUES (?, ?, ?, ?, ?)",
                 [(game_id, c.seq, _dumps(c.command), c.source, int(c.manual)) for c in commands],
             )
+            rolls = [_roll_row(game_id, c.seq, c.command, c.source, c.manual) for c in commands]
+            conn.executemany(_INSERT_ROLL, [r for r in rolls if r is not None])
         return game_id
 
 
@@ -665,7 +789,7 @@ def effective(entries: Iterable[tuple[int, str]]) -> list[int]:
 # the log. A game class may also say so itself with ``takes_at``.
 TIMED_KINDS = frozenset({"outer_space"})
 # Fields the table adds to a command for its own record, never for the rules.
-TABLE_FIELDS = ("at", "manual")
+TABLE_FIELDS = ("at", "manual", "seen")
 
 
 def game_command(game: Any, command: dict[str, Any]) -> dict[str, Any]:

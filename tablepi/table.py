@@ -110,6 +110,26 @@ def public_game_state(
     }
 
 
+def _seen_problem(seen: Any) -> str | None:
+    """Why a roll's camera readings cannot be kept; None if they can."""
+    if not isinstance(seen, list):
+        return '"seen" must be a list of the dice as the camera read them'
+    for i, die in enumerate(seen, start=1):
+        if not isinstance(die, dict) or type(die.get("value")) is not int:
+            return f'"seen" die {i} must be an object with a "value"'
+        confidence = die.get("confidence")
+        if not isinstance(confidence, (int, float)) or isinstance(confidence, bool):
+            return f'"seen" die {i} needs a "confidence" number'
+        box = die.get("box")
+        if box is not None and not (
+            isinstance(box, list)
+            and len(box) == 4
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
+        ):
+            return f'"seen" die {i} has a "box" that is not four numbers'
+    return None
+
+
 def _bad_text(value: Any, where: str = "the command", depth: int = 0) -> str | None:
     """Where in ``value`` a string is that cannot be written as UTF-8 (a lone
     surrogate from a JSON escape), or None: every page and file must hold it."""
@@ -232,6 +252,10 @@ class Table:
             raise CommandError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
         if "manual" in command and not isinstance(command["manual"], bool):
             raise CommandError('"manual" must be true or false')
+        if "seen" in command:
+            problem = _seen_problem(command["seen"])
+            if problem is not None:
+                raise CommandError(problem)
         bad = _bad_text(command)
         if bad is not None:
             raise CommandError(f"{bad} is not valid text (it holds a lone UTF-16 surrogate)")

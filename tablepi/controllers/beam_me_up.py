@@ -54,8 +54,28 @@ def reading_problem(
     return None
 
 
-def roll_command(values: list[int], kept: list[int] | None = None, manual: bool = False) -> dict[str, Any]:
+def seen_dice(dice: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the store keeps of a camera reading: each die's value, where it
+    lay and how sure the reader was."""
+    kept = []
+    for d in dice:
+        confidence = round(float(d.get("confidence", 0)), 3)
+        die: dict[str, Any] = {"value": int(d["value"]), "confidence": confidence}
+        if d.get("box") is not None:
+            die["box"] = [round(float(v), 1) for v in d["box"]]
+        kept.append(die)
+    return kept
+
+
+def roll_command(
+    values: list[int],
+    kept: list[int] | None = None,
+    manual: bool = False,
+    seen: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     command: dict[str, Any] = {"type": "roll", "dice": [int(v) for v in values]}
+    if seen is not None:
+        command["seen"] = seen_dice(seen)
     if kept:
         command["kept"] = [int(v) for v in kept]
     if manual:
@@ -128,6 +148,7 @@ class BeamMeUpController:
         self.note: str | None = None  # a problem with the last reading, until the next roll
         self.last_reading: list[int] | None = None
         self.last_kept: list[int] = []  # the dice set aside when last_reading was read
+        self.last_seen: list[dict[str, Any]] | None = None  # last_reading as the camera read it
         self.kept: list[int] = []  # indices of the roll's dice marked as set aside (phones, /device)
         self.camera_ok = True
         self._state: dict[str, Any] | None = None
@@ -202,6 +223,7 @@ class BeamMeUpController:
             if problem is None:
                 self.last_reading = [int(d["value"]) for d in dice]
                 self.last_kept = list(kept or [])
+                self.last_seen = list(dice)
             return False
         if problem:
             self.note = problem
@@ -211,6 +233,7 @@ class BeamMeUpController:
         values = [int(d["value"]) for d in dice]
         self.last_reading = values
         self.last_kept = list(kept or [])
+        self.last_seen = list(dice)
         if not forced and state.get("dice") is not None and Counter(values) == Counter(state["dice"]):
             # Most likely the dice were moved about (to the keep area, say), not rolled.
             self.note = "Same dice as the last roll: taken as moved. Press B to play it as a new roll."
@@ -220,7 +243,7 @@ class BeamMeUpController:
             self._show_error("Three rolls done: pick an option (A) or end the turn (hold B).")
             return False
         self.note = None
-        return self._submit(roll_command(values, kept), source="camera")
+        return self._submit(roll_command(values, kept, seen=dice), source="camera")
 
     def on_kept(self, kept: list[int]) -> None:
         """Dice of the roll marked as set aside on a phone or /device."""
@@ -290,7 +313,7 @@ class BeamMeUpController:
         if not self.camera_ok:
             self._show_error("No camera: enter the roll on a phone.")
         elif self.last_reading is not None:
-            reading = [{"value": v, "confidence": 1.0} for v in self.last_reading]
+            reading = self.last_seen or [{"value": v, "confidence": 1.0} for v in self.last_reading]
             self.on_reading(reading, self.last_kept, forced=True)
         else:
             self._show_error("Roll the dice in the tray.")
