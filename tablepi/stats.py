@@ -145,3 +145,25 @@ def fairness_words(counts: Sequence[int]) -> str:
         f"{face + 1} comes up {counts[face] / n:.0%} of the time; a fair die gives {FAIR:.1%};"
         f" a fair die does this less than once in {sets:,} sets of {n:,} dice."
     )
+
+
+def binomial_p(hits: int, n: int, chance: float) -> float:
+    """Two-sided exact binomial p-value: the chance of an outcome no likelier than ``hits`` of ``n``."""
+    if not 0 <= hits <= n:
+        raise ValueError("hits must be between 0 and n")
+    pmf = [math.comb(n, k) * chance**k * (1 - chance) ** (n - k) for k in range(n + 1)]
+    here = pmf[hits] * (1 + 1e-7)
+    return min(1.0, sum(p for p in pmf if p <= here))
+
+
+def luck_words(name: str, hits: int, n: int, chance: float, what: str = "first rolls scored") -> str:
+    """One player's luck: ``hits`` of ``n`` against the exact ``chance``, in words
+    that do not over-read a few rolls."""
+    if n == 0:
+        return f"{name}: no rolls yet."
+    p = binomial_p(hits, n, chance)
+    head = f"{name}: {hits} of {n} {what} ({hits / n:.0%}; any player {chance:.0%})"
+    if p >= SIGNIFICANT:
+        return f"{head}: within ordinary luck."
+    side = "luckier" if hits / n > chance else "unluckier"
+    return f"{head}: {side} than a fair game gives less than once in {10 ** math.floor(math.log10(1 / p)):,}."

@@ -123,7 +123,10 @@ def test_cli_counts_the_dice_thrown_in_the_store(tmp_path, capsys):
     assert main(["stats", "--data-dir", str(tmp_path), "--since", "2999-01-01", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["games"] == 0
     assert main(["stats", "--data-dir", str(tmp_path), "--game", "1"]) == 0
-    assert "8 dice thrown in 1 game" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "8 dice thrown in 1 game" in text
+    # One first roll, and it scored (a pair of 1s): luck against the exact 96.9% of any first roll.
+    assert f"{roller}: 1 of 1 first rolls scored (100%; any player 97%): within ordinary luck." in text
 
 
 def test_cli_refuses_bad_filters_with_a_message(tmp_path, capsys):
@@ -134,3 +137,18 @@ def test_cli_refuses_bad_filters_with_a_message(tmp_path, capsys):
     assert "--since is a date" in capsys.readouterr().err
     assert main(["stats", "--data-dir", str(tmp_path), "--game", "9"]) == 2
     assert "no game of Beam Me Up numbered 9" in capsys.readouterr().err
+
+
+def test_binomial_p_matches_scipy_and_luck_is_not_over_read():
+    from tablepi.stats import binomial_p, luck_words
+
+    rng = random.Random(5)
+    for _ in range(200):
+        n = rng.randint(1, 80)
+        hits, chance = rng.randint(0, n), rng.uniform(0.05, 0.95)
+        assert binomial_p(hits, n, chance) == pytest.approx(
+            scipy_stats.binomtest(hits, n, chance).pvalue, abs=1e-9
+        )
+    assert luck_words("Ann", 4, 5, 0.97).endswith("within ordinary luck.")  # one miss in five says little
+    assert "unluckier than a fair game gives less than once in" in luck_words("Ben", 60, 100, 0.97)
+    assert luck_words("Cat", 0, 0, 0.97) == "Cat: no rolls yet."

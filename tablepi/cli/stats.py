@@ -26,8 +26,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def thrown(settings: dict[str, Any], entries: list[LoggedCommand]) -> list[tuple[str, list[int]]]:
-    """(player, dice thrown) for each roll still in effect in a Beam Me Up game's log."""
+def first_roll_scores() -> float:
+    """The exact chance that a first roll of five dice has any scoring option."""
+    from tablepi.games.beam_me_up.odds import _multinomial
+    from tablepi.games.beam_me_up.options import SORTED_ROLLS, TABLE
+
+    return sum(_multinomial(roll) for roll in SORTED_ROLLS if TABLE[roll]) / 6**5
+
+
+def thrown(
+    settings: dict[str, Any], entries: list[LoggedCommand]
+) -> list[tuple[str, list[int], list[int] | None]]:
+    """(player, dice thrown, the whole roll if it was the turn's first, else None)
+    for each roll still in effect in a Beam Me Up game's log."""
     from tablepi.games import new_game
     from tablepi.store import apply_logged, effective
 
@@ -40,14 +51,16 @@ def thrown(settings: dict[str, Any], entries: list[LoggedCommand]) -> list[tuple
         if entry.command.get("type") == "roll":
             # Dice set aside were not thrown again.
             fresh = Counter(entry.command.get("dice", [])) - Counter(entry.command.get("kept", []))
-            rolls.append((game.players[game.active], sorted(fresh.elements())))
+            first = list(entry.command.get("dice", [])) if game.roll_number == 0 else None
+            rolls.append((game.players[game.active], sorted(fresh.elements()), first))
         apply_logged(game, entry)
     return rolls
 
 
 def run(args: argparse.Namespace) -> int:
     from tablepi.cli.games import _store
-    from tablepi.stats import chi_square, dice_needed, face_counts, fairness_words
+    from tablepi.games.beam_me_up.options import TABLE
+    from tablepi.stats import chi_square, dice_needed, face_counts, fairness_words, luck_words
 
     since = None
     if args.since is not None:
@@ -67,17 +80,26 @@ def run(args: argparse.Namespace) -> int:
         if since is not None:
             games = [g for g in games if g.created_at >= since]
         dice: list[int] = []
+        firsts: dict[str, list[int]] = {}  # per player: [first rolls, of which scored]
         for g in games:
             try:
                 rolls = thrown(g.settings, store.commands(g.id))
             except Exception as exc:  # a game that no longer replays is left out, and said so
                 print(f"tablepi stats: game {g.id} left out: {exc}", file=sys.stderr)
                 continue
-            dice += [d for player, values in rolls if args.player in (None, player) for d in values]
+            for player, values, first in rolls:
+                if args.player not in (None, player):
+                    continue
+                dice += values
+                if first is not None:
+                    tally = firsts.setdefault(player, [0, 0])
+                    tally[0] += 1
+                    tally[1] += bool(TABLE[tuple(sorted(first))])
     finally:
         store.close()
     counts = face_counts(dice)
     statistic, p = chi_square(counts)
+    chance = first_roll_scores()
     summary = {
         "games": len(games),
         "dice": len(dice),
@@ -86,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
         "p_value": p,
         "dice_needed": dice_needed(),
         "words": fairness_words(counts),
+        "luck": [
+            {"player": name, "first_rolls": n, "scored": hits, "words": luck_words(name, hits, n, chance)}
+            for name, (n, hits) in sorted(firsts.items())
+        ],
     }
     if args.json:
         print(json.dumps(summary))
@@ -96,4 +122,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {face}: {count:>6,}  {count / total:6.1%}  {'#' * round(60 * count / total)}")
     print(f"chi-square {statistic:.2f} (5 degrees of freedom), p = {p:.3g}")
     print(summary["words"])
+    for row in summary["luck"]:
+        print(row["words"])
     return 0
