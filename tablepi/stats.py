@@ -151,9 +151,19 @@ def binomial_p(hits: int, n: int, chance: float) -> float:
     """Two-sided exact binomial p-value: the chance of an outcome no likelier than ``hits`` of ``n``."""
     if not 0 <= hits <= n:
         raise ValueError("hits must be between 0 and n")
-    pmf = [math.comb(n, k) * chance**k * (1 - chance) ** (n - k) for k in range(n + 1)]
-    here = pmf[hits] * (1 + 1e-7)
-    return min(1.0, sum(p for p in pmf if p <= here))
+    if chance in (0.0, 1.0):
+        return 1.0 if hits == round(chance * n) else 0.0
+    # In logs: math.comb(n, k) overflows a float past about 1,030 tries.
+    logs = [
+        math.lgamma(n + 1)
+        - math.lgamma(k + 1)
+        - math.lgamma(n - k + 1)
+        + k * math.log(chance)
+        + (n - k) * math.log1p(-chance)
+        for k in range(n + 1)
+    ]
+    here = logs[hits] + math.log1p(1e-7)
+    return min(1.0, math.fsum(math.exp(v) for v in logs if v <= here))
 
 
 def luck_words(name: str, hits: int, n: int, chance: float, what: str = "first rolls scored") -> str:

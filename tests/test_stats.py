@@ -152,3 +152,14 @@ def test_binomial_p_matches_scipy_and_luck_is_not_over_read():
     assert luck_words("Ann", 4, 5, 0.97).endswith("within ordinary luck.")  # one miss in five says little
     assert "unluckier than a fair game gives less than once in" in luck_words("Ben", 60, 100, 0.97)
     assert luck_words("Cat", 0, 0, 0.97) == "Cat: no rolls yet."
+
+
+@pytest.mark.parametrize("hits, n", [(4_800, 5_000), (48_500, 50_000), (3, 3)])
+def test_binomial_p_holds_for_a_table_with_many_rolls(hits, n):
+    from tablepi.stats import binomial_p
+
+    # A regular's first rolls run to thousands; the p-value must not overflow.
+    chance = 7536 / 7776
+    assert binomial_p(hits, n, chance) == pytest.approx(
+        scipy_stats.binomtest(hits, n, chance).pvalue, abs=1e-9
+    )
