@@ -84,6 +84,10 @@ class TableDisplay:
         self._last_activity = clock()
         self._last_boxes: list[tuple[int, int, int, int]] = []
         self._write_ok = True
+        # A mark in the top right corner on every screen (the venue link being
+        # down), and the last screen drawn, to draw it again when the mark changes.
+        self._badge: str | None = None
+        self._last_show: tuple | None = None
         self._contrast(BRIGHT)
         self.clear()
 
@@ -122,6 +126,23 @@ class TableDisplay:
     @property
     def version(self) -> int:
         return self._version
+
+    @property
+    def badge(self) -> str | None:
+        """The mark drawn in the top right corner of every screen, or None."""
+        return self._badge
+
+    def set_badge(self, badge: str | None) -> None:
+        """Mark every screen with ``badge`` (see ``screens.badge``), or take the
+        mark off (None); the screen on show is drawn again at once, unless it
+        holds a secret (the mark then shows from the next screen on)."""
+        with self._lock:
+            if badge == self._badge:
+                return
+            self._badge = badge
+            if self._last_show is not None and not self._secret:
+                name, painter, args, mirror = self._last_show
+                self._show(name, painter, *args, mirror=mirror, quiet=True)
 
     @property
     def dimmed(self) -> bool:
@@ -267,17 +288,22 @@ class TableDisplay:
         secret: bool = False,
         mirror: tuple | None = None,
         under: bool = False,
+        quiet: bool = False,
     ) -> None:
         with self._lock:
             if under and self._secret:
                 self._mirror = self._draw_off_screen(painter, args)
                 self._version += 1
                 return
+            if not secret:
+                self._last_show = (name, painter, args, mirror)
             frame = canvas(self._device)
             try:
                 with frame as draw:
                     p = screens.Painter(draw, self._device.size)
                     painter(p, *args)
+                    if self._badge:
+                        screens.badge(p, self._badge)
             except (OSError, LumaError) as exc:
                 # The OLED vanished mid-game (loose wire): keep the picture, keep going,
                 # and say so once rather than on every redraw.
@@ -296,12 +322,15 @@ class TableDisplay:
             self._screen = name
             self._secret = secret
             self._version += 1
-            if changed and name != "clear":
+            if changed and name != "clear" and not quiet:
                 self.wake()
 
     def _draw_off_screen(self, painter: Callable, args: tuple) -> Image.Image:
         image = Image.new("1", self._device.size)
-        painter(screens.Painter(ImageDraw.Draw(image), self._device.size), *args)
+        p = screens.Painter(ImageDraw.Draw(image), self._device.size)
+        painter(p, *args)
+        if self._badge:
+            screens.badge(p, self._badge)
         return image
 
 

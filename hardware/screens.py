@@ -104,6 +104,21 @@ def start(p: Painter, address: str, pin: str) -> None:
     p.centred(36, f"PIN {pin}", 20)
 
 
+BADGE_WIDTH, BADGE_HEIGHT = 15, 11
+
+
+def badge(p: Painter, text: str) -> None:
+    """A small inverted mark in the top right corner, over whatever is there:
+    ``text`` (a letter or two, "V" for the venue) struck through, saying a
+    link is down."""
+    x1, y1 = p.width - 1, BADGE_HEIGHT - 1
+    x0 = x1 - BADGE_WIDTH + 1
+    p.rect((x0 - 1, 0, x1, y1 + 1), fill=BLACK)  # a gap between the mark and what it covers
+    p.rect((x0, 0, x1, y1), fill=WHITE)
+    p.text(((x0 + x1) / 2 + 0.5, y1 / 2 + 1), text[:2], 10, fill=BLACK, anchor="mm")
+    p.line([(x0 + 1, y1 - 1), (x1 - 1, 1)], fill=BLACK)
+
+
 def format_clock(seconds: float) -> str:
     """M:SS, counting up to the next whole second so 0:00 means time is up."""
     whole = max(0, math.ceil(seconds - 1e-9))

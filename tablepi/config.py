@@ -12,6 +12,7 @@ This module imports no hardware libraries: the CLI and the web read it too.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -22,6 +23,18 @@ SYSTEM_PATH = Path("/etc/tablepi/config.toml")
 BUTTON_NAMES = ("A", "B", "C")
 DISPLAY_DRIVERS = ("ssd1306", "sh1106")
 CAMERA_SOURCES = ("auto", "picamera", "opencv", "replay", "synthetic")
+# A table's name in the venue's MQTT topics: one topic level, no wildcards.
+TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
+
+
+class _HiddenValue:
+    """Stands for a secret setting in `config show` (written as a comment)."""
+
+    def __repr__(self) -> str:
+        return "(set, not shown)"
+
+
+HIDDEN = _HiddenValue()
 
 
 class ConfigError(ValueError):
@@ -85,6 +98,24 @@ class BeamMeUpConfig:
 
 
 @dataclass
+class VenueConfig:
+    """The venue's MQTT broker this table publishes its public state to
+    (tablepi.venue); no broker, no publishing."""
+
+    broker: str = ""
+    port: int = 1883
+    table: str = ""
+    name: str = ""
+    username: str = ""
+    password: str = ""
+    tls: bool = False
+    ca_file: str = ""
+    discovery: bool = True
+    keepalive: int = 30
+    reconnect_max: float = 10
+
+
+@dataclass
 class Config:
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
@@ -94,6 +125,7 @@ class Config:
     data_dir: Path = field(default_factory=lambda: Path("~/.local/share/tablepi").expanduser())
     outer_space: OuterSpaceConfig = field(default_factory=OuterSpaceConfig)
     beam_me_up: BeamMeUpConfig = field(default_factory=BeamMeUpConfig)
+    venue: VenueConfig = field(default_factory=VenueConfig)
     # The files that were actually read, in order; not a setting.
     sources: list[Path] = field(default_factory=list, compare=False)
 
@@ -108,6 +140,8 @@ class Config:
         data = self.to_dict()
         if data["buzzer"]["pin"] is None:
             data["buzzer"]["pin"] = False  # how a config file says "no buzzer"
+        if data["venue"]["password"]:
+            data["venue"]["password"] = HIDDEN  # `config show` may end up in a terminal log
         return dumps_toml(data)
 
 
@@ -180,6 +214,7 @@ def from_dict(data: dict[str, Any], origin: dict[str, Path] | None = None) -> Co
         "web": (config.web, _WEB),
         "outer_space": (config.outer_space, _OUTER_SPACE),
         "beam_me_up": (config.beam_me_up, _BEAM_ME_UP),
+        "venue": (config.venue, _VENUE),
     }
     for key, value in data.items():
         if key == "data_dir":
@@ -223,6 +258,19 @@ def _cross_checks(config: Config, data: dict[str, Any], report: Callable[[str, s
         report("buzzer.pin", f"pin {buzzer} is already used by buttons.pins.{used[buzzer]}")
     if config.camera.source == "replay" and not config.camera.folder:
         report("camera.folder", 'required when camera.source = "replay" (a folder of photos)')
+    venue = config.venue
+    if venue.broker and not venue.table:
+        report(
+            "venue.table",
+            "required when venue.broker is set: this table's name in the venue's topics, "
+            'such as "table-7" (letters, digits, - and _)',
+        )
+    if venue.password and not venue.username:
+        report("venue.password", "set venue.username too (a broker asks for both)")
+    if venue.ca_file and not venue.tls:
+        report("venue.ca_file", "set venue.tls = true too (the CA file is for TLS connections)")
+    elif venue.ca_file and not Path(venue.ca_file).expanduser().is_file():
+        report("venue.ca_file", f"no such file: {venue.ca_file}")
 
 
 def _merge(into: dict, new: dict, origin: dict[str, Path], file: Path, prefix: str) -> None:
@@ -404,6 +452,60 @@ _BEAM_ME_UP = {
 }
 
 
+BROKER_EXPECTED = 'a host name or address such as "192.168.1.10" or "mqtt.lan" (no mqtt://, no port)'
+
+
+def broker_host(value: Any) -> str:
+    """``value`` as a broker host name or address (stripped; "" for none);
+    ValueError for a URL, a host with a port, or anything else."""
+    if not isinstance(value, str):
+        raise ValueError(BROKER_EXPECTED)
+    value = value.strip()
+    if value and (
+        "://" in value
+        or any(c.isspace() for c in value)
+        or "/" in value
+        or value.count(":") == 1  # host:port (an IPv6 address has more)
+        or value.startswith("[")
+    ):
+        raise ValueError(BROKER_EXPECTED)
+    return value
+
+
+def _check_broker(value: Any, key: str, report: Callable) -> str:
+    try:
+        return broker_host(value)
+    except ValueError:
+        raise _Bad(BROKER_EXPECTED) from None
+
+
+def _check_table_id(value: Any, key: str, report: Callable) -> str:
+    if isinstance(value, str) and (value == "" or TABLE_ID.fullmatch(value)):
+        return value
+    raise _Bad('a name for the table\'s topics, 1-40 letters, digits, - and _, such as "table-7"')
+
+
+def _check_bool(value: Any, key: str, report: Callable) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise _Bad("true or false")
+
+
+_VENUE = {
+    "broker": (_check_broker, "MQTT broker host (empty: no venue)"),
+    "port": (_int_range(1, 65535, "a TCP port 1-65535 (1883, or 8883 for TLS)"), "broker port"),
+    "table": (_check_table_id, "this table in the topics tablepi/<table>/..."),
+    "name": (_text('a name shown on the venue board, such as "Table 7"', allow_empty=True), "shown name"),
+    "username": (_text("a user name (text)", allow_empty=True), "broker user"),
+    "password": (_text("a password (text)", allow_empty=True), "broker password"),
+    "tls": (_check_bool, "connect with TLS"),
+    "ca_file": (_text("a path to the CA certificate file (PEM)", allow_empty=True), "CA for TLS"),
+    "discovery": (_check_bool, "Home Assistant discovery messages"),
+    "keepalive": (_int_range(5, 3600, "whole seconds 5-3600"), "MQTT keepalive"),
+    "reconnect_max": (_number_range(1, 600, "seconds 1-600"), "longest wait between reconnects"),
+}
+
+
 # --- TOML output -------------------------------------------------------------
 
 
@@ -422,6 +524,8 @@ def dumps_toml(data: dict[str, Any]) -> str:
         for key, value in table.items():
             if value is None:
                 lines.append(f"# {key} = (not set)")
+            elif value is HIDDEN:
+                lines.append(f"# {key} = (set, not shown)")
             else:
                 lines.append(f"{key} = {_toml_value(value, key)}")
     return "\n".join(lines).lstrip("\n") + "\n"

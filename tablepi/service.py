@@ -13,6 +13,9 @@ Threads, and why:
   dice; it is started after the web server is up and never delays it.
 - the watchdog thread tells systemd the service is alive while the
   controller thread keeps turning.
+- with a venue broker in the config (``[venue]``), the venue thread turns the
+  table's public events into MQTT messages (``tablepi.venue``); paho's own
+  thread talks to the broker. Neither is ever waited for by a command.
 """
 
 from __future__ import annotations
@@ -170,6 +173,12 @@ class Service:
         if self.buttons is not None:
             self.buttons.when_input = self._on_input
             self.buttons.when_activity = self._on_activity
+        self.venue: Any = None
+        venue = getattr(config, "venue", None)
+        if venue is not None and getattr(venue, "broker", ""):
+            from tablepi.venue import Publisher
+
+            self.venue = Publisher(venue, self.table, on_link=self._on_venue_link)
 
     # -- assembly -------------------------------------------------------------
 
@@ -233,6 +242,9 @@ class Service:
         """Start the controller, camera and watchdog threads; ``address`` is
         the web address shown on the start screen."""
         self.address = address
+        if self.venue is not None:
+            self._on_venue_link(self.venue.state)
+            self.venue.start()
         self._start_thread("controller", self._controller_loop)
         if self._camera_wanted:
             self._start_thread("camera", self._camera_loop)
@@ -249,6 +261,8 @@ class Service:
         if self._stop.is_set():
             return
         self._stop.set()
+        if self.venue is not None:
+            self.venue.close()  # says "offline" to the venue; a few seconds at most
         # A dice reading in progress is let finish: a thread still inside
         # OpenCV when the interpreter exits aborts the whole process
         # ("terminate called without an active exception", exit status 134).
@@ -279,6 +293,12 @@ class Service:
 
     def _on_input(self, button: str, long: bool) -> None:
         self._jobs.put(lambda: self._handle_button(button, long))
+
+    def _on_venue_link(self, state: str) -> None:
+        """The venue link came up or went down (from paho's thread): the OLED
+        marks every screen while the venue cannot hear the table."""
+        badge = None if state in ("online", "stopped") else "V"
+        self._jobs.put(lambda: self.display.set_badge(badge))
 
     def _on_activity(self) -> None:
         try:
@@ -642,5 +662,7 @@ class Service:
             "display": {"simulated": bool(getattr(self.display, "simulated", self.simulated))},
             "buttons": {"available": self.buttons is not None, "simulated": self.simulated},
             "simulated": self.simulated,
+            # The venue link never makes the table unhealthy: it plays on without it.
+            "venue": self.venue.health() if self.venue is not None else {"state": "off"},
             "problems": list(self.problems),
         }

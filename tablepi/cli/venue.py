@@ -1,0 +1,132 @@
+"""`tablepi venue --broker HOST`: the venue board, every table on one page.
+
+It listens to the venue's MQTT broker (``tablepi/+/#``, what each table with
+a ``[venue]`` section publishes) and serves a read-only page for a TV, with
+no PIN: the board shows only what the tables made public. SIGTERM and
+SIGINT stop it cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+log = logging.getLogger("tablepi")
+
+DEFAULT_WEB_PORT = 8090
+PASSWORD_ENV = "TABLEPI_VENUE_PASSWORD"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("venue", help="the venue board: every table's game on one page (MQTT)")
+    parser.add_argument("--broker", required=True, help="the venue's MQTT broker (host name or address)")
+    parser.add_argument("--port", type=int, default=None, help="broker port (default 1883, 8883 with --tls)")
+    parser.add_argument(
+        "--web-host", default="0.0.0.0", help="address to serve the board on (default 0.0.0.0)"
+    )
+    parser.add_argument(
+        "--web-port", type=int, default=DEFAULT_WEB_PORT, help=f"board port (default {DEFAULT_WEB_PORT})"
+    )
+    parser.add_argument("--username", default="", help="broker user name")
+    parser.add_argument(
+        "--password-file",
+        type=Path,
+        help=f"a file holding the broker password (or set {PASSWORD_ENV}; never on the command line)",
+    )
+    parser.add_argument("--tls", action="store_true", help="connect to the broker with TLS")
+    parser.add_argument(
+        "--ca-file", default="", help="CA certificate (PEM) for --tls (default: the system's)"
+    )
+    parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=getattr(logging, args.log_level),
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    from tablepi.config import broker_host
+
+    try:
+        broker = broker_host(args.broker)
+    except ValueError as exc:
+        print(f"--broker: expected {exc}, got {args.broker!r}", file=sys.stderr)
+        return 2
+    if not broker:
+        print("--broker: name the venue's MQTT broker", file=sys.stderr)
+        return 2
+    port = args.port if args.port is not None else (8883 if args.tls else 1883)
+    if not 1 <= port <= 65535 or not 0 <= args.web_port <= 65535:
+        print("ports are 1-65535", file=sys.stderr)
+        return 2
+    if args.ca_file and not Path(args.ca_file).is_file():
+        print(f"--ca-file: no such file: {args.ca_file}", file=sys.stderr)
+        return 2
+    password = os.environ.get(PASSWORD_ENV, "")
+    if args.password_file is not None:
+        try:
+            password = args.password_file.read_text().strip()
+        except OSError as exc:
+            print(f"--password-file: cannot be read ({exc.strerror or exc})", file=sys.stderr)
+            return 2
+
+    from tablepi.venue import Board, BoardListener
+    from web.server import make_server
+    from web.venue import create_board_app
+
+    board = Board()
+    try:
+        listener = BoardListener(
+            board,
+            broker,
+            port,
+            username=args.username,
+            password=password,
+            tls=args.tls,
+            ca_file=args.ca_file,
+        )
+    except (OSError, ValueError) as exc:
+        print(f"cannot set up the broker connection: {exc}", file=sys.stderr)
+        return 1
+    app = create_board_app(board)
+    try:
+        server = make_server(app, host=args.web_host, port=args.web_port)
+    except OSError as exc:
+        print(f"cannot serve on {args.web_host}:{args.web_port}: {exc}", file=sys.stderr)
+        return 1
+    listener.start()
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    serving = threading.Thread(target=server.run, name="tablepi-board-web", daemon=True)
+    serving.start()
+    from tablepi.cli.run import web_address
+
+    print(f"TablePi venue board on {web_address(args.web_host, server.effective_port)}", flush=True)
+    print(f"listening to the broker at {broker}:{port} (tablepi/+/#)", flush=True)
+    failed = False
+    while not stop.wait(0.5):
+        if not serving.is_alive():
+            log.error("the web server stopped")
+            failed = True
+            break
+    print("stopping", flush=True)
+    board.close()
+    listener.close()
+    try:
+        server.close()
+    except Exception:
+        log.exception("closing the web server")
+    return 1 if failed else 0

@@ -1,0 +1,175 @@
+// The venue board: draws one card per table from the board's "tables" events.
+// Every text goes in with textContent: what tables publish is never markup.
+(function () {
+  "use strict";
+  var grid = document.getElementById("tables");
+  var empty = document.getElementById("empty");
+  var tables = new Map(); // table id -> {data, el}
+  var WARN_SECONDS = 10;
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function clock(seconds) {
+    var whole = Math.max(0, Math.ceil(seconds - 1e-6));
+    var m = Math.floor(whole / 60), s = whole % 60;
+    return m + ":" + (s < 10 ? "0" : "") + s;
+  }
+
+  function naturalKey(t) {
+    return (t.name || t.table || "").toLowerCase();
+  }
+
+  function compare(a, b) {
+    return naturalKey(a).localeCompare(naturalKey(b), undefined, { numeric: true });
+  }
+
+  function timerLeft(timer) {
+    if (!timer || timer.left === null || timer.left === undefined) return null;
+    if (timer.running && timer.endsLocal) return Math.max(0, timer.endsLocal - Date.now() / 1000);
+    return timer.left;
+  }
+
+  function drawTimer(node, timer) {
+    var left = timerLeft(timer);
+    if (left === null || !timer || timer.state === "none") {
+      node.textContent = "";
+      node.className = "t-timer hidden";
+      return;
+    }
+    var state = timer.running && left <= 0 ? "ended" : timer.state;
+    var cls = "t-timer " + state;
+    if (timer.running && left > 0 && left <= WARN_SECONDS) cls += " warn";
+    node.className = cls;
+    node.textContent = clock(left);
+    node.title = "mission timer: " + state;
+  }
+
+  function card(t) {
+    var game = t.game || {};
+    var root = el("section", "table " + (t.status || "unknown"));
+    root.dataset.table = t.table;
+    root.dataset.seq = game.seq === undefined || game.seq === null ? "" : String(game.seq);
+    root.dataset.status = t.status || "unknown";
+    var head = el("div", "t-head");
+    head.appendChild(el("span", "t-name", t.name || t.table));
+    head.appendChild(el("span", "t-status", t.status === "online" ? "" : t.status || ""));
+    var timer = el("span", "t-timer hidden");
+    head.appendChild(timer);
+    root.appendChild(head);
+    drawTimer(timer, t.timer);
+    if (!game.kind) {
+      root.appendChild(el("div", "t-idle", "No game on the table"));
+      return root;
+    }
+    root.appendChild(el("div", "t-game", game.title || game.kind));
+    var bits = [];
+    if (game.detail) bits.push(game.detail);
+    if (game.turn && !game.finished) bits.push((game.kind === "outer_space" ? "leader " : "turn: ") + game.turn);
+    if (bits.length) root.appendChild(el("div", "t-detail", bits.join(" · ")));
+    var players = game.players || [];
+    var scored = players.some(function (p) { return p.score !== null && p.score !== undefined; });
+    var list = el("ul", "t-players" + (scored ? "" : " names"));
+    players.forEach(function (p) {
+      var li = el("li");
+      if (p.name === game.turn && !game.finished) li.classList.add("turn");
+      if (p.name === game.leader) li.classList.add("leader");
+      li.appendChild(el("span", "p-name", p.name));
+      if (scored) li.appendChild(el("span", "p-score", p.score === null ? "–" : p.score));
+      list.appendChild(li);
+    });
+    root.appendChild(list);
+    if (game.finished || game.winner) {
+      root.appendChild(el("div", "t-winner", game.winner ? "Won: " + game.winner : "Game over"));
+    }
+    return root;
+  }
+
+  function layout() {
+    var n = tables.size;
+    var cols = n <= 1 ? 1 : n <= 4 ? 2 : n <= 9 ? 3 : n <= 16 ? 4 : n <= 20 ? 5 : 6;
+    var rows = Math.max(1, Math.ceil(n / cols));
+    var fit = Math.max(rows, 5); // beyond 30 tables the board scrolls
+    var style = document.documentElement.style;
+    style.setProperty("--cols", cols);
+    style.setProperty("--rows", n > 30 ? 5 : rows);
+    style.setProperty("--scale", fit > 5 || rows >= 5 ? 1 : rows >= 4 ? 1.15 : rows >= 3 ? 1.3 : 1.6);
+    empty.classList.toggle("hidden", n > 0);
+    var online = 0;
+    tables.forEach(function (entry) { if (entry.data.status === "online") online++; });
+    document.getElementById("count").textContent =
+      n ? n + (n === 1 ? " table" : " tables") + " · " + online + " online" : "no tables yet";
+  }
+
+  function reorder() {
+    var sorted = Array.from(tables.values()).sort(function (a, b) { return compare(a.data, b.data); });
+    sorted.forEach(function (entry) { grid.appendChild(entry.el); });
+  }
+
+  function apply(msg) {
+    var now = Date.now() / 1000;
+    var moved = false;
+    if (msg.full) {
+      var keep = new Set(msg.tables.map(function (t) { return t.table; }));
+      tables.forEach(function (entry, id) {
+        if (!keep.has(id)) { entry.el.remove(); tables.delete(id); moved = true; }
+      });
+    }
+    (msg.removed || []).forEach(function (id) {
+      var entry = tables.get(id);
+      if (entry) { entry.el.remove(); tables.delete(id); moved = true; }
+    });
+    msg.tables.forEach(function (t) {
+      if (t.timer && t.timer.running && t.timer.left !== null) t.timer.endsLocal = now + t.timer.left;
+      var entry = tables.get(t.table);
+      var node = card(t);
+      if (entry) {
+        if (naturalKey(entry.data) !== naturalKey(t)) moved = true;
+        entry.el.replaceWith(node);
+      } else {
+        grid.appendChild(node);
+        moved = true;
+      }
+      tables.set(t.table, { data: t, el: node });
+    });
+    if (moved) reorder();
+    layout();
+    var broker = document.getElementById("broker");
+    broker.textContent = "broker: " + msg.link;
+    broker.title = msg.link_error || "";
+    broker.className = "pill " + (msg.link === "online" ? "online" : "offline");
+  }
+
+  function tick() {
+    tables.forEach(function (entry) {
+      var timer = entry.data.timer;
+      if (timer && timer.running) drawTimer(entry.el.querySelector(".t-timer"), timer);
+    });
+    var d = new Date();
+    document.getElementById("clock").textContent =
+      d.getHours() + ":" + String(d.getMinutes()).padStart(2, "0");
+  }
+
+  var link = document.getElementById("link");
+  function setLink(ok) {
+    link.textContent = ok ? "live" : "reconnecting…";
+    link.className = "pill " + (ok ? "online" : "offline");
+    link.id = "link";
+  }
+
+  try {
+    apply(Object.assign({ full: true }, JSON.parse(document.getElementById("snapshot").textContent)));
+  } catch (e) { /* the live stream brings it all */ }
+  var source = new EventSource("api/events");
+  source.addEventListener("tables", function (e) {
+    setLink(true);
+    apply(JSON.parse(e.data));
+  });
+  source.onerror = function () { setLink(false); };
+  setInterval(tick, 200);
+  tick();
+})();
