@@ -145,3 +145,39 @@ def test_pictures_of_the_tv_in_the_other_games(table, browser):
     keep(tv, "tv-space-beans.png")
     assert tv.errors == []
     tv.context.close()
+
+
+def test_picture_of_the_venue_board_with_thirty_tables(browser, tmp_path):
+    """Thirty tables (real tables and publishers, in this process) through a
+    real Mosquitto to a real `tablepi venue`, on a 1920x1080 TV."""
+    from venue_support import Mosquitto, VenueBoardProcess, wait_for
+
+    from tablepi.bench.venue import PICTURE_OFFLINE, picture_tables
+
+    broker = Mosquitto(tmp_path / "broker").start()
+    board = VenueBoardProcess(tmp_path / "board", broker.port).start()
+    tables = []
+    try:
+        tv = page_for(browser, TV)
+        tv.goto(board.base + "/")
+        tv.wait_for_selector("#link.online")
+        tables = picture_tables(tmp_path / "tables", broker.port)
+        wait_for(lambda: len(board.tables()) == 30, timeout=20, what="thirty tables on the board")
+        tv.wait_for_function("document.querySelectorAll('section.table').length === 30")
+        tv.wait_for_selector(".t-timer.warn")
+        tv.wait_for_timeout(300)
+        keep(tv, "venue-board.png")
+        # Every card is on the screen: 30 tables fit the TV without scrolling.
+        boxes = tv.eval_on_selector_all(
+            "section.table", "els => els.map(e => e.getBoundingClientRect().bottom)"
+        )
+        assert max(boxes) <= TV["height"]
+        assert tv.locator("section.table.offline").count() == len(PICTURE_OFFLINE)
+        assert tv.errors == []
+        tv.context.close()
+    finally:
+        for i, sim in enumerate(tables):
+            if i not in PICTURE_OFFLINE:
+                sim.close()
+        board.stop()
+        broker.stop()

@@ -250,21 +250,38 @@ class SimTable:
         self.store.close()
 
 
-def scene(sim: SimTable, rng: random.Random) -> None:
-    """An interesting moment of a game, for the board's picture."""
-    kind = sim.kind
+def scene(sim: SimTable, rng: random.Random, moment: str = "") -> None:
+    """An interesting moment of a game, for the board's picture. ``moment``:
+    "" (some way into the game), "warning" (Outer Space, seconds left on the
+    timer), "won" (Outer Space, over), "idle" (no game)."""
+    if moment == "idle":
+        return
+    kind = "outer_space" if moment in ("warning", "won") else sim.kind
     if kind == "beam_me_up":
         sim.new_game()
-        for _ in range(rng.randrange(15, 120)):
+        target = rng.randrange(0, 4)  # counters in space for the one ahead
+        for _ in range(600):
             sim.play()
-            if sim.table.public_state()["game"]["finished"]:
+            state = sim.table.public_state()["game"]
+            if state["finished"] or max(p["in_space"] for p in state["state"]["players"]) >= target:
                 break
     elif kind == "outer_space":
-        sim.new_game(timer_seconds=rng.choice([60, 90, 120]))
+        sim.new_game("outer_space", timer_seconds=rng.choice([60, 90, 120]))
+        state = sim.table.public_state()["game"]["state"]
+        sim.table.submit({"type": "partner", "player": state["partner_choices"][0]}, "cli")
         for _ in range(rng.randrange(0, 3)):
             sim.table.submit({"type": "next_phase"}, "cli")
-        if rng.random() < 0.7:
+        if moment == "won":
+            sim.table.submit({"type": "result", "winner": rng.choice(["humans", "aliens"])}, "cli")
+        elif moment == "warning":
+            duration = sim.table.public_state()["game"]["state"]["timer"]["duration"]
+            sim.offset = -(duration - rng.uniform(6, 9))  # started that long ago
             sim.table.submit({"type": "timer_start"}, "cli")
+            sim.offset = 0.0
+        elif rng.random() < 0.7:
+            sim.offset = -rng.uniform(0, 40)
+            sim.table.submit({"type": "timer_start"}, "cli")
+            sim.offset = 0.0
     else:
         sim.new_game()
         state = sim.table.public_state()["game"]["state"]
@@ -274,26 +291,42 @@ def scene(sim: SimTable, rng: random.Random) -> None:
         # Round one: an open collection each; round two: some close out for a trophy.
         for i in range(players):
             size = rng.choice([2, 3])
-            cards = rng.sample([c for c in range(4, 10)], size - 1) + [size]
-            sim.table.submit(
-                {"type": "add", "player": i, "collection": "open", "bean": beans[i], "cards": cards}, "cli"
-            )
+            cards = rng.sample(range(4, 10), size - 1) + [size]
+            add = {"type": "add", "player": i, "collection": "open", "bean": beans[i], "cards": cards}
+            sim.table.submit(add, "cli")
             sim.table.submit({"type": "end_turn"}, "cli")
-        for i in range(players):
-            if rng.random() < 0.7:
+        for i in range(players - rng.randrange(0, players)):
+            closed = rng.random() < 0.7
+            if closed:
                 sim.table.submit({"type": "close_out", "player": i}, "cli")
-            bean = beans[(i + players) % len(beans)]
-            sim.table.submit(
-                {
-                    "type": "add",
-                    "player": i,
-                    "collection": "open",
-                    "bean": bean,
-                    "cards": [rng.randrange(4, 10)],
-                },
-                "cli",
-            )
+            bean = beans[(i + players) % len(beans)] if closed else beans[i]
+            add = {
+                "type": "add",
+                "player": i,
+                "collection": "open",
+                "bean": bean,
+                "cards": [rng.randrange(4, 10)],
+            }
+            sim.table.submit(add, "cli")
             sim.table.submit({"type": "end_turn"}, "cli")
+
+
+PICTURE_MOMENTS = {4: "warning", 11: "won", 17: "idle", 22: "warning"}
+PICTURE_OFFLINE = (26,)
+
+
+def picture_tables(folder: Path, port: int, count: int = 30, seed: int = 7) -> list[SimTable]:
+    """``count`` tables in varied moments of their games, one of them gone
+    offline, as the board's picture shows them."""
+    rng = random.Random(seed)
+    tables = [SimTable(folder, port, i, seed=seed) for i in range(count)]
+    # The timers about to ring are set last, so that they are still ringing when the picture is taken.
+    for i in sorted(range(count), key=lambda i: PICTURE_MOMENTS.get(i) == "warning"):
+        scene(tables[i], rng, PICTURE_MOMENTS.get(i, ""))
+    for i in PICTURE_OFFLINE:
+        if i < count:
+            tables[i].close()  # says "offline" on its way out
+    return tables
 
 
 # -- the workers (each runs some of the tables) -----------------------------------------------

@@ -61,7 +61,7 @@
     var timer = el("span", "t-timer hidden");
     head.appendChild(timer);
     root.appendChild(head);
-    drawTimer(timer, t.timer);
+    drawTimer(timer, game.finished ? null : t.timer);
     if (!game.kind) {
       root.appendChild(el("div", "t-idle", "No game on the table"));
       return root;
@@ -147,7 +147,8 @@
   function tick() {
     tables.forEach(function (entry) {
       var timer = entry.data.timer;
-      if (timer && timer.running) drawTimer(entry.el.querySelector(".t-timer"), timer);
+      var game = entry.data.game || {};
+      if (timer && timer.running && !game.finished) drawTimer(entry.el.querySelector(".t-timer"), timer);
     });
     var d = new Date();
     document.getElementById("clock").textContent =
