@@ -323,15 +323,15 @@ class Publisher:
 
     def start(self) -> None:
         """Connect in the background (never waits for the broker) and start publishing."""
-        self._client = self._make_client()
         # Subscribe before reading the state, so that no change in between is lost.
         self._sub = self.table.subscribe(maxsize=1000)
         self._set_latest(self.topics["status"], ("text", "online"))
         self._put_state(self.table.public_state())
         try:
+            self._client = self._make_client()
             self._client.connect_async(self.cfg.broker, int(self.cfg.port), keepalive=int(self.cfg.keepalive))
             self._client.loop_start()
-        except Exception as exc:  # a bad TLS file, say: the table plays on without the venue
+        except Exception as exc:  # an unreadable CA file, say: the table plays on without the venue
             self._set_state("offline", f"cannot connect to {self.cfg.broker}:{self.cfg.port}: {exc}")
         self._thread = threading.Thread(target=self._run, name="tablepi-venue", daemon=True)
         self._thread.start()
@@ -372,6 +372,7 @@ class Publisher:
             sub.close()
         client = self._client
         if client is None:
+            self._set_state("stopped")
             return
 
         def stop() -> None:

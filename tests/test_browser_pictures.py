@@ -150,18 +150,22 @@ def test_pictures_of_the_tv_in_the_other_games(table, browser):
 def test_picture_of_the_venue_board_with_thirty_tables(browser, tmp_path):
     """Thirty tables (real tables and publishers, in this process) through a
     real Mosquitto to a real `tablepi venue`, on a 1920x1080 TV."""
+    import tempfile
+
     from venue_support import Mosquitto, VenueBoardProcess, wait_for
 
-    from tablepi.bench.venue import PICTURE_OFFLINE, picture_tables
+    from tablepi.bench.venue import PICTURE_OFFLINE, fast_folder, picture_tables
 
     broker = Mosquitto(tmp_path / "broker").start()
     board = VenueBoardProcess(tmp_path / "board", broker.port).start()
+    # The tables' stores in memory where it can be: a thousand commits on a disk take seconds.
+    folder = tempfile.TemporaryDirectory(dir=fast_folder())
     tables = []
     try:
         tv = page_for(browser, TV)
         tv.goto(board.base + "/")
         tv.wait_for_selector("#link.online")
-        tables = picture_tables(tmp_path / "tables", broker.port)
+        tables = picture_tables(Path(folder.name), broker.port)
         wait_for(lambda: len(board.tables()) == 30, timeout=20, what="thirty tables on the board")
         tv.wait_for_function("document.querySelectorAll('section.table').length === 30")
         tv.wait_for_selector(".t-timer.warn")
@@ -181,3 +185,4 @@ def test_picture_of_the_venue_board_with_thirty_tables(browser, tmp_path):
                 sim.close()
         board.stop()
         broker.stop()
+        folder.cleanup()

@@ -229,6 +229,7 @@ def test_a_table_plays_with_the_broker_down_and_catches_up_when_it_appears(tmp_p
         wait_for(lambda: service.venue.state == "online", timeout=15, what="the reconnect")
         wait_for(lambda: service.display.badge is None, what="the mark to go")
         assert service.health()["venue"]["state"] == "online"
+        wait_for(lambda: service.health()["venue"]["waiting"] == 0, what="the latest to be sent")
         # A newcomer gets the retained latest: status, game and timer.
         recorder = Recorder(port)
         wait_for(lambda: (game_payload(recorder) or {}).get("seq") == 41, what="the latest game")
@@ -360,3 +361,27 @@ def test_publisher_needs_no_broker_to_close_quickly(tmp_path):
     publisher.close()
     assert time.monotonic() - started < 5
     table.store.close()
+
+
+def test_an_unreadable_ca_file_leaves_the_table_playing(tmp_path):
+    ca = tmp_path / "ca.pem"
+    ca.write_text("not a certificate")
+    config = from_dict(venue_config(free_port(), tls=True, ca_file=str(ca)))
+    service = Service(config, tmp_path / "table", simulate=True, camera=False)
+    service.start("http://127.0.0.1:1/")
+    try:
+        service.table.start_game("outer_space", {"players": OUTER_SPACE})
+        venue = service.health()["venue"]
+        assert venue["state"] == "offline" and "cannot connect" in venue["error"]
+        assert service.health()["ok"]
+    finally:
+        service.close()
+
+
+def test_the_board_command_explains_a_wrong_broker(capsys):
+    from tablepi.cli import main
+
+    assert main(["venue", "--broker", "mqtt://venue.lan"]) == 2
+    assert "no mqtt://" in capsys.readouterr().err
+    assert main(["venue", "--broker", "venue.lan", "--ca-file", "/nonexistent.pem", "--tls"]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -10,6 +10,7 @@ dies is shown offline (its last will).
 from __future__ import annotations
 
 import signal
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from browser_support import TablePiProcess, launch, page_errors, require_browser, screenshot
@@ -30,10 +31,12 @@ def venue(tmp_path_factory):
     try:
         for name in ("t1", "t2"):
             config = venue_config(folder, broker.port, name, f"Table {name[1:]}")
-            tables[name] = TablePiProcess(
-                folder / name, args=("--config", str(config), "--no-camera")
-            ).start()
-        board = VenueBoardProcess(folder / "board", broker.port).start()
+            tables[name] = TablePiProcess(folder / name, args=("--config", str(config), "--no-camera"))
+        board = VenueBoardProcess(folder / "board", broker.port)
+        # All three start at once: each waits mostly for its interpreter to load.
+        with ThreadPoolExecutor(3) as pool:
+            for started in [pool.submit(p.start) for p in (*tables.values(), board)]:
+                started.result()
         yield broker, tables, board, folder
     finally:
         for table in tables.values():
