@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(VENV)/bin/tablepi bench table
 	$(VENV)/bin/tablepi bench advise
 	$(VENV)/bin/tablepi bench web
+	$(VENV)/bin/tablepi bench stats
 
 # The README's pictures, taken by the browser tests of a real simulated table.
 screenshots: $(STAMP) browser

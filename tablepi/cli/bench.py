@@ -15,6 +15,7 @@ BENCHMARKS = {
     "table": ("tablepi.bench.table", "commands per second through validate, store, apply, publish"),
     "advise": ("tablepi.bench.advise", "Beam Me Up keep advice: ms per roll with 2 rolls left (median, p99)"),
     "web": ("web.bench", "live SSE clients under a steady command load: loss, delay, memory"),
+    "stats": ("tablepi.bench.stats", "GET /stats with 100,000 rolls stored: median and p99 ms"),
 }
 
 
