@@ -51,6 +51,7 @@ bench: $(STAMP) mosquitto
 	$(VENV)/bin/tablepi bench advise
 	$(VENV)/bin/tablepi bench web
 	$(VENV)/bin/tablepi bench venue
+	$(VENV)/bin/tablepi bench stats
 
 # The README's pictures, taken by the browser tests of a real simulated table.
 screenshots: $(STAMP) browser mosquitto

@@ -7,8 +7,10 @@ hands in the dice it has seen.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 FACES = 6
 FAIR = 1 / FACES
@@ -104,6 +106,7 @@ def _noncentral_chi2_sf(x: float, df: int, shift: float) -> float:
             return total
 
 
+@functools.cache
 def dice_needed(share: float = LOADED_SHARE, alpha: float = SIGNIFICANT, power: float = POWER) -> int:
     """How many dice the chi-square test needs to call a die unfair (at ``alpha``)
     with chance ``power`` when one face comes up ``share`` of the time and the
@@ -154,16 +157,35 @@ def binomial_p(hits: int, n: int, chance: float) -> float:
     if chance in (0.0, 1.0):
         return 1.0 if hits == round(chance * n) else 0.0
     # In logs: math.comb(n, k) overflows a float past about 1,030 tries.
-    logs = [
-        math.lgamma(n + 1)
-        - math.lgamma(k + 1)
-        - math.lgamma(n - k + 1)
-        + k * math.log(chance)
-        + (n - k) * math.log1p(-chance)
-        for k in range(n + 1)
-    ]
-    here = logs[hits] + math.log1p(1e-7)
-    return min(1.0, math.fsum(math.exp(v) for v in logs if v <= here))
+    front, win, miss = math.lgamma(n + 1), math.log(chance), math.log1p(-chance)
+
+    def log_pmf(k: int) -> float:
+        return front - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * win + (n - k) * miss
+
+    here = log_pmf(hits) + math.log1p(1e-7)
+    # Outcomes far less likely than this one add nothing a float can hold to
+    # the sum: only the two tails' stretches from where they drop to ``here``
+    # down to 50 below it (in logs, e^-50 of it) are summed, a few times sqrt(n) terms, so a
+    # regular's thousands of rolls cost no more than a newcomer's dozens.
+    low_end = here - 50
+    mode = min(n, math.floor((n + 1) * chance))
+
+    def first(lo: int, hi: int, ok) -> int:
+        """The first k in [lo, hi] with ok(k), for ok false then true; hi + 1 if none."""
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid - 1) if ok(mid) else (mid + 1, hi)
+        return lo
+
+    # Rising side, 0..mode: the terms at most ``here`` come first, from the low end.
+    start = first(0, mode, lambda k: log_pmf(k) >= low_end)
+    stop = first(0, mode, lambda k: log_pmf(k) > here)
+    total = [math.exp(log_pmf(k)) for k in range(start, stop)]
+    # Falling side, mode+1..n: from where it drops to ``here`` until the low end.
+    start = first(mode + 1, n, lambda k: log_pmf(k) <= here)
+    stop = first(mode + 1, n, lambda k: log_pmf(k) < low_end)
+    total += [math.exp(log_pmf(k)) for k in range(start, stop)]
+    return min(1.0, math.fsum(total))
 
 
 def luck_words(name: str, hits: int, n: int, chance: float, what: str = "first rolls scored") -> str:
@@ -177,3 +199,47 @@ def luck_words(name: str, hits: int, n: int, chance: float, what: str = "first r
         return f"{head}: within ordinary luck."
     side = "luckier" if hits / n > chance else "unluckier"
     return f"{head}: {side} than a fair game gives less than once in {10 ** math.floor(math.log10(1 / p)):,}."
+
+
+def fair_band(n: int) -> tuple[float, float, float]:
+    """For ``n`` dice: how often a fair die shows each face, and the range that
+    95% of fair dice keep one face's count in (binomial, by the normal
+    approximation: n/6 ± 1.96 sqrt(n 1/6 5/6)), as (expected, low, high)."""
+    expected = n * FAIR
+    spread = 1.96 * math.sqrt(n * FAIR * (1 - FAIR))
+    return expected, max(0.0, expected - spread), expected + spread
+
+
+def summary(
+    counts: Sequence[int], firsts: Mapping[str, tuple[int, int]], chance: float, games: int
+) -> dict[str, Any]:
+    """Everything the statistics show, as plain data: the face ``counts`` of
+    the dice thrown in ``games`` games, with the test against a fair die, and
+    each player's luck from ``firsts`` (player: (first rolls, how many
+    scored)) against the exact ``chance`` of any first roll scoring."""
+    n = sum(counts)
+    statistic, p = chi_square(counts)
+    expected, low, high = fair_band(n)
+    return {
+        "games": games,
+        "dice": n,
+        "counts": dict(zip("123456", counts, strict=True)),
+        "expected": expected,
+        "band": [low, high],
+        "chi_square": statistic,
+        "p_value": p,
+        "dice_needed": dice_needed(),
+        "words": fairness_words(counts),
+        "luck": [
+            {
+                "player": name,
+                "first_rolls": tries,
+                "scored": hits,
+                "chance": chance,
+                "p_value": binomial_p(hits, tries, chance),
+                "words": luck_words(name, hits, tries, chance),
+            }
+            for name, (tries, hits) in sorted(firsts.items())
+            if tries
+        ],
+    }

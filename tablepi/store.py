@@ -6,10 +6,15 @@ mode with ``synchronous=FULL``: when ``append`` returns, the command survives
 a power cut. Snapshots (``game.to_dict()``) are written now and then so that
 resuming is snapshot + replay of the later commands; each game keeps its
 starting snapshot and its latest one. Finished and abandoned
-games stay in the history. Each roll of dice is also indexed in ``rolls``
-with its origin (camera, phone or by hand) and, for a camera roll, each die
-as read (value, box, confidence); a store from before (schema 1) gets that
-index built from its log when first opened, the log itself unchanged.
+games stay in the history, each with its winner once it has one. Each roll
+of dice is also indexed in ``rolls`` with its origin (camera, phone or by
+hand), for a camera roll each die as read (value, box, confidence), who threw
+it, its number in the turn, whether it offered an option, whether an undo
+took it back, and how many of the dice thrown showed each face: the
+statistics (``dice_tallies``, ``played_games``) add these up in SQL and never
+replay a game. A store from before (schema 1 or 2) gets these built from its
+log when first opened (one replay of each game, once), the log itself
+unchanged; opened read-only, they are built in memory instead.
 
 Nothing secret is ever stored: games' ``to_dict`` hold no secret and coin
 flips are never commands.
@@ -33,16 +38,17 @@ import os
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 DB_NAME = "tablepi.db"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SNAPSHOT_EVERY = 25
 # Snapshots kept besides the start: the latest few (an undo or a resume
 # replays at most this many intervals), and one in every KEEP_SNAPSHOT_EVERY
@@ -62,7 +68,8 @@ CREATE TABLE IF NOT EXISTS games (
     settings   TEXT NOT NULL,
     status     TEXT NOT NULL CHECK (status IN ('playing', 'finished', 'abandoned', 'imported')),
     created_at REAL NOT NULL,
-    ended_at   REAL
+    ended_at   REAL,
+    winner     TEXT
 );
 CREATE TABLE IF NOT EXISTS commands (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -78,19 +85,59 @@ CREATE TABLE IF NOT EXISTS snapshots (
     state   TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
--- Every roll of dice in the log, with where it came from, for the statistics:
--- kept beside the log (which stays the truth) so they need no replay.
-CREATE TABLE IF NOT EXISTS rolls (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq     INTEGER NOT NULL,
-    origin  TEXT NOT NULL,
-    dice    TEXT NOT NULL,
-    kept    TEXT NOT NULL,
-    seen    TEXT,
-    at      REAL,
-    PRIMARY KEY (game_id, seq)
-);
 """
+# Every roll of dice in the log, with where it came from, for the statistics:
+# kept beside the log (which stays the truth) so they need no replay. "kept"
+# are the dice set aside from the roll before (not thrown again); f1..f6 count
+# the dice thrown that showed each face; player, turn_roll and scored are the
+# game's facts of the roll (NULL when unknown); undone is 1 once an undo took
+# the roll back.
+ROLLS_TABLE = """
+CREATE TABLE IF NOT EXISTS {schema}rolls (
+    game_id   INTEGER NOT NULL REFERENCES games(id),
+    seq       INTEGER NOT NULL,
+    origin    TEXT NOT NULL,
+    dice      TEXT NOT NULL,
+    kept      TEXT NOT NULL,
+    seen      TEXT,
+    at        REAL,
+    player    TEXT,
+    turn_roll INTEGER,
+    scored    INTEGER,
+    undone    INTEGER NOT NULL DEFAULT 0,
+    f1 INTEGER NOT NULL DEFAULT 0, f2 INTEGER NOT NULL DEFAULT 0, f3 INTEGER NOT NULL DEFAULT 0,
+    f4 INTEGER NOT NULL DEFAULT 0, f5 INTEGER NOT NULL DEFAULT 0, f6 INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (game_id, seq)
+)"""
+# The rolls in effect added up per game and player ('' when not known), kept
+# up to date with each roll and undo: the statistics sum these few rows (a
+# handful per game) instead of every roll.
+TALLIES_TABLE = """
+CREATE TABLE IF NOT EXISTS {schema}roll_tallies (
+    game_id      INTEGER NOT NULL REFERENCES games(id),
+    player       TEXT NOT NULL,
+    rolls        INTEGER NOT NULL,
+    first_rolls  INTEGER NOT NULL,
+    first_scored INTEGER NOT NULL,
+    f1 INTEGER NOT NULL, f2 INTEGER NOT NULL, f3 INTEGER NOT NULL,
+    f4 INTEGER NOT NULL, f5 INTEGER NOT NULL, f6 INTEGER NOT NULL,
+    PRIMARY KEY (game_id, player)
+)"""
+FACES = 6
+_FACE_COLUMNS = ", ".join(f"f{i}" for i in range(1, FACES + 1))
+_FACE_SUMS = ", ".join(f"SUM(f{i})" for i in range(1, FACES + 1))
+_TALLY = (
+    f"INSERT INTO {{schema}}roll_tallies(game_id, player, rolls, first_rolls, first_scored, {_FACE_COLUMNS}) "
+    "SELECT game_id, COALESCE(player, ''), COUNT(*), COALESCE(SUM(turn_roll = 1), 0), "
+    f"COALESCE(SUM(turn_roll = 1 AND scored), 0), {_FACE_SUMS} "
+    "FROM {schema}rolls WHERE undone = 0 {where} GROUP BY game_id, COALESCE(player, '')"
+)
+
+
+def _retally(conn: sqlite3.Connection, game_id: int) -> None:
+    """Add up one game's rolls in effect again, after a roll or an undo."""
+    conn.execute("DELETE FROM roll_tallies WHERE game_id=?", (game_id,))
+    conn.execute(_TALLY.format(schema="", where="AND game_id = ?"), (game_id,))
 
 
 # Where a roll came from: the camera's reading, a phone (entered or corrected
@@ -153,6 +200,11 @@ class RollRecord:
     kept: list[int]
     seen: list[dict[str, Any]] | None
     at: float | None
+    player: str | None = None
+    turn_roll: int | None = None
+    scored: bool | None = None
+    undone: bool = False
+    thrown: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -163,29 +215,166 @@ class RollRecord:
             "kept": self.kept,
             "seen": self.seen,
             "at": self.at,
+            "player": self.player,
+            "turn_roll": self.turn_roll,
+            "scored": self.scored,
+            "undone": self.undone,
+            "thrown": self.thrown,
         }
 
 
-def _roll_row(game_id: int, seq: int, command: dict[str, Any], source: str, manual: bool) -> tuple | None:
-    """The ``rolls`` row for a logged command; None if it is not a roll of dice."""
+@dataclass(frozen=True)
+class DiceTally:
+    """The dice one player threw (``player`` None: rolls whose thrower is not
+    known), rolls taken back left out: how many showed each face, and their
+    turns' first rolls and how many of those offered an option."""
+
+    player: str | None
+    faces: tuple[int, ...]
+    rolls: int
+    first_rolls: int
+    first_scored: int
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One game of the history, as the list of games played shows it."""
+
+    id: int
+    kind: str
+    players: list[str]
+    status: str
+    winner: str | None
+    started: float
+    last_move: float | None
+    moves: int
+    rolls: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "players": self.players,
+            "status": self.status,
+            "winner": self.winner,
+            "started": self.started,
+            "last_move": self.last_move,
+            "moves": self.moves,
+            "rolls": self.rolls,
+        }
+
+
+def player_names(settings: Any) -> list[str]:
+    """The players' names in a game's settings (a name, or an object with one)."""
+    players = settings.get("players", []) if isinstance(settings, dict) else []
+    if not isinstance(players, list):
+        return []
+    return [str(p.get("name", "?")) if isinstance(p, dict) else str(p) for p in players]
+
+
+def _is_face(value: Any) -> bool:
+    return type(value) is int and 1 <= value <= FACES
+
+
+def _roll_row(
+    game_id: int,
+    seq: int,
+    command: dict[str, Any],
+    source: str,
+    manual: bool,
+    facts: dict[str, Any] | None = None,
+    undone: bool = False,
+) -> tuple | None:
+    """The ``rolls`` row for a logged command; None if it is not a roll of
+    dice. ``facts`` are the game's (``tablepi.games.roll_facts``), if known."""
     if command.get("type") != "roll" or not isinstance(command.get("dice"), list):
         return None
     seen = command.get("seen")
     at = command.get("at")
+    kept = command.get("kept") if isinstance(command.get("kept"), list) else []
+    # The dice set aside were not thrown again.
+    thrown = Counter(v for v in command["dice"] if _is_face(v)) - Counter(v for v in kept if _is_face(v))
+    facts = facts or {}
+    player, turn_roll, scored = facts.get("player"), facts.get("turn_roll"), facts.get("scored")
     return (
         game_id,
         seq,
         roll_origin(source, manual or bool(command.get("manual"))),
         _dumps(command["dice"]),
-        _dumps(command.get("kept") or []),
+        _dumps(kept),
         _dumps(seen) if isinstance(seen, list) else None,
         float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else None,
+        str(player) if player is not None else None,
+        int(turn_roll) if isinstance(turn_roll, int) else None,
+        int(bool(scored)) if scored is not None else None,
+        int(bool(undone)),
+        *(thrown[face] for face in range(1, FACES + 1)),
     )
 
 
-_INSERT_ROLL = (
-    "INSERT OR REPLACE INTO rolls(game_id, seq, origin, dice, kept, seen, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_ROLL_COLUMNS = (
+    "game_id, seq, origin, dice, kept, seen, at, player, turn_roll, scored, undone, f1, f2, f3, f4, f5, f6"
 )
+_INSERT_ROLL = f"INSERT OR REPLACE INTO rolls({_ROLL_COLUMNS}) VALUES ({', '.join('?' * 17)})"
+
+
+def _derived_rows(
+    conn: sqlite3.Connection, game_id: int, kind: str, settings: dict[str, Any]
+) -> tuple[list[tuple], str | None]:
+    """A game's ``rolls`` rows and its winner, worked out from its log by one
+    replay. A log that no longer replays keeps its rolls, with the facts the
+    replay reached before it stopped."""
+    entries = [
+        LoggedCommand(s, json.loads(c), src, bool(m))
+        for s, c, src, m in conn.execute(
+            "SELECT seq, command, source, manual FROM commands WHERE game_id=? ORDER BY seq", (game_id,)
+        )
+    ]
+    try:
+        in_effect = set(effective((e.seq, str(e.command.get("type"))) for e in entries))
+    except StoreError:
+        in_effect = {e.seq for e in entries}
+    initial = conn.execute("SELECT state FROM snapshots WHERE game_id=? AND seq=0", (game_id,)).fetchone()
+    facts: dict[int, dict[str, Any]] = {}
+    winner = None
+    try:
+        from tablepi.games import winner_words
+
+        game = replay(kind, settings, entries, json.loads(initial[0]) if initial else None, facts)
+        winner = winner_words(kind, game)
+    except StoreError as exc:
+        log.warning("game %d does not replay (%s): its rolls are kept without all their facts", game_id, exc)
+    rows = [
+        _roll_row(game_id, e.seq, e.command, e.source, e.manual, facts.get(e.seq), e.seq not in in_effect)
+        for e in entries
+    ]
+    return [r for r in rows if r is not None], winner
+
+
+def _derive(conn: sqlite3.Connection, schema: str = "") -> None:
+    """Build the rolls and the games' winners from the log: into the
+    database (``schema`` "") or into temporary tables that stand in front of
+    a read-only store's own (``schema`` "temp.")."""
+    if schema:
+        conn.execute(
+            f"CREATE TABLE {schema}games AS SELECT id, kind, settings, status, created_at, ended_at, "
+            "NULL AS winner FROM main.games"
+        )
+    else:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+        if "winner" not in columns:
+            conn.execute("ALTER TABLE games ADD COLUMN winner TEXT")
+        conn.execute("DROP TABLE IF EXISTS rolls")
+        conn.execute("DROP TABLE IF EXISTS roll_tallies")
+    conn.execute(ROLLS_TABLE.format(schema=schema))
+    conn.execute(TALLIES_TABLE.format(schema=schema))
+    games = conn.execute("SELECT id, kind, settings FROM main.games ORDER BY id").fetchall()
+    for game_id, kind, settings in games:
+        rows, winner = _derived_rows(conn, game_id, kind, json.loads(settings))
+        conn.executemany(_INSERT_ROLL.replace("INTO rolls", f"INTO {schema}rolls"), rows)
+        if winner is not None:
+            conn.execute(f"UPDATE {schema}games SET winner=? WHERE id=?", (winner, game_id))
+    conn.execute(_TALLY.format(schema=schema, where=""))
 
 
 def _migrate(conn: sqlite3.Connection, version: int) -> None:
@@ -193,18 +382,29 @@ def _migrate(conn: sqlite3.Connection, version: int) -> None:
     transaction: the log is never changed, only what is derived from it."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if version < 2:
-            # Version 1 kept rolls only in the log: index them (no camera
-            # readings were kept then, so ``seen`` stays empty).
-            rows = conn.execute("SELECT game_id, seq, command, source, manual FROM commands")
-            found = [_roll_row(g, s, json.loads(c), src, bool(m)) for g, s, c, src, m in rows]
-            conn.executemany(_INSERT_ROLL, [r for r in found if r is not None])
+        if version < 3:
+            # Version 1 kept rolls only in the log, version 2 without who
+            # threw them or whether an undo took them back, and neither kept
+            # winners: build them all again from the log.
+            _derive(conn)
         conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+def _top_in_effect(conn: sqlite3.Connection, game_id: int) -> int | None:
+    """The seq of the latest command of a game still in effect (what an undo takes back)."""
+    rows = conn.execute(
+        "SELECT seq, json_extract(command, '$.type') FROM commands WHERE game_id=? ORDER BY seq", (game_id,)
+    )
+    try:
+        stack = effective((int(seq), str(ctype)) for seq, ctype in rows)
+    except StoreError:
+        return None
+    return stack[-1] if stack else None
 
 
 # Below this much free space the table says so on /healthz before SQLite fails.
@@ -327,6 +527,8 @@ class Store:
             elif int(version[0]) < SCHEMA_VERSION:
                 _migrate(conn, int(version[0]))
                 log.info("game database brought from schema %s to %d", version[0], SCHEMA_VERSION)
+            conn.execute(ROLLS_TABLE.format(schema=""))
+            conn.execute(TALLIES_TABLE.format(schema=""))
         except (sqlite3.DatabaseError, ValueError) as exc:
             conn.close()
             if header is not None and _read_only_error(exc):
@@ -339,7 +541,12 @@ class Store:
         # and nothing else writes this file while the table has it open.
         uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10)
-        conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        version = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if version is not None and int(version[0]) < SCHEMA_VERSION:
+            # An older store that cannot be brought up to date: what the
+            # statistics read is built in memory, in front of its own tables.
+            conn.execute("PRAGMA temp_store=MEMORY")
+            _derive(conn, "temp.")
         return conn
 
     def _move_aside(self) -> Path:
@@ -495,21 +702,38 @@ class Store:
         manual: bool = False,
         finished: bool = False,
         snapshot: dict[str, Any] | None = None,
+        roll: dict[str, Any] | None = None,
+        winner: str | None = None,
+        takes_back: int | None = None,
     ) -> None:
-        """Log one accepted command; durable when this returns."""
+        """Log one accepted command; durable when this returns. For the
+        statistics: ``roll`` holds the game's facts of a roll
+        (``tablepi.games.roll_facts``), ``winner`` says who won a game this
+        command finished, and ``takes_back`` is the seq an undo takes back
+        (worked out from the log when not given)."""
         text = _dumps(command)
         with self._transaction() as conn:
+            if command.get("type") == "undo":
+                if takes_back is None:
+                    takes_back = _top_in_effect(conn, game_id)
+                cur = conn.execute(
+                    "UPDATE rolls SET undone=1 WHERE game_id=? AND seq=?", (game_id, takes_back)
+                )
+                if cur.rowcount:
+                    _retally(conn, game_id)
             conn.execute(
                 "INSERT INTO commands(game_id, seq, command, source, manual) VALUES (?, ?, ?, ?, ?)",
                 (game_id, seq, text, source, int(bool(manual))),
             )
-            roll = _roll_row(game_id, seq, command, source, manual)
-            if roll is not None:
-                conn.execute(_INSERT_ROLL, roll)
+            row = _roll_row(game_id, seq, command, source, manual, roll)
+            if row is not None:
+                conn.execute(_INSERT_ROLL, row)
+                _retally(conn, game_id)
             status, ended = ("finished", self.clock()) if finished else ("playing", None)
             conn.execute(
-                "UPDATE games SET status=?, ended_at=? WHERE id=? AND status IN ('playing', 'finished')",
-                (status, ended, game_id),
+                "UPDATE games SET status=?, ended_at=?, winner=? "
+                "WHERE id=? AND status IN ('playing', 'finished')",
+                (status, ended, winner if finished else None, game_id),
             )
             if snapshot is not None:
                 conn.execute(
@@ -574,28 +798,126 @@ class Store:
         return [LoggedCommand(r[0], json.loads(r[1]), r[2], bool(r[3])) for r in rows]
 
     def rolls(self, game_id: int | None = None) -> list[RollRecord]:
-        """Every roll logged (undone ones too: the log says which are in
-        effect), of one game or all, in the order they were played."""
+        """Every roll logged (those taken back too, marked ``undone``), of one
+        game or all, in the order they were played."""
         where, args = ("WHERE game_id=?", (game_id,)) if game_id is not None else ("", ())
         with self._lock:
-            try:
-                rows = self._conn.execute(
-                    f"SELECT game_id, seq, origin, dice, kept, seen, at FROM rolls {where} "
-                    "ORDER BY game_id, seq",
-                    args,
-                ).fetchall()
-            except sqlite3.OperationalError:
-                # An older store opened read-only has no rolls table: read the log.
-                rows = [
-                    _roll_row(g, c.seq, c.command, c.source, c.manual)
-                    for g in ([game_id] if game_id is not None else [r.id for r in self.games()])
-                    for c in self.commands(g)
-                ]
-                rows = [r for r in rows if r is not None]
+            rows = self._conn.execute(
+                f"SELECT {_ROLL_COLUMNS} FROM rolls {where} ORDER BY game_id, seq", args
+            ).fetchall()
         return [
-            RollRecord(g, s, o, json.loads(d), json.loads(k), json.loads(seen) if seen else None, at)
-            for g, s, o, d, k, seen, at in rows
+            RollRecord(
+                g,
+                s,
+                o,
+                json.loads(d),
+                json.loads(k),
+                json.loads(seen) if seen else None,
+                at,
+                player,
+                turn_roll,
+                None if scored is None else bool(scored),
+                bool(undone),
+                [face for face, n in enumerate(faces, start=1) for _ in range(n)],
+            )
+            for g, s, o, d, k, seen, at, player, turn_roll, scored, undone, *faces in rows
         ]
+
+    # -- the statistics ----------------------------------------------------------
+
+    @staticmethod
+    def _game_filter(game_id: int | None, since: float | None, column: str) -> tuple[list[str], list[Any]]:
+        where: list[str] = []
+        args: list[Any] = []
+        if game_id is not None:
+            where.append(f"{column} = ?")
+            args.append(game_id)
+        if since is not None:
+            where.append(f"{column} IN (SELECT id FROM games WHERE created_at >= ?)")
+            args.append(since)
+        return where, args
+
+    def dice_tallies(
+        self, game_id: int | None = None, player: str | None = None, since: float | None = None
+    ) -> list[DiceTally]:
+        """The dice thrown, per player, in one game, by one player, in games
+        started at or after ``since`` (a time stamp), or in all games; rolls
+        taken back are left out. Added up in SQL: one pass over the rolls."""
+        where, args = self._game_filter(game_id, since, "game_id")
+        if player is not None:
+            where.append("player = ?")
+            args.append(player)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT player, {_FACE_SUMS}, SUM(rolls), SUM(first_rolls), SUM(first_scored) "
+                f"FROM roll_tallies {clause} GROUP BY player ORDER BY player",
+                args,
+            ).fetchall()
+        return [DiceTally(r[0] or None, tuple(r[1 : FACES + 1]), *r[FACES + 1 :]) for r in rows]
+
+    def roll_players(self) -> list[str]:
+        """Everyone who has thrown dice at this table, by name."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT DISTINCT player FROM roll_tallies WHERE player != '' ORDER BY player"
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def played_games(
+        self,
+        kind: str | None = None,
+        player: str | None = None,
+        since: float | None = None,
+        game_id: int | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> tuple[list[PlayedGame], int]:
+        """The games of the history, newest first (``limit`` of them from
+        ``offset``), with who played, who won, when and how long; and how
+        many games match in all. ``player`` keeps the games they sat in."""
+        where, args = self._game_filter(game_id, since, "g.id")
+        if kind is not None:
+            where.append("g.kind = ?")
+            args.append(kind)
+        if player is not None:
+            where.append(
+                "EXISTS (SELECT 1 FROM json_each(g.settings, '$.players') p WHERE "
+                "(CASE p.type WHEN 'object' THEN json_extract(p.value, '$.name') ELSE p.value END) = ?)"
+            )
+            args.append(player)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        page = "LIMIT ? OFFSET ?" if limit is not None else ""
+        with self._lock:
+            total = self._conn.execute(f"SELECT COUNT(*) FROM games g {clause}", args).fetchone()[0]
+            rows = self._conn.execute(
+                "SELECT g.id, g.kind, g.settings, g.status, g.winner, g.created_at, "
+                "(SELECT json_extract(c.command, '$.at') FROM commands c WHERE c.game_id = g.id "
+                "ORDER BY c.seq LIMIT 1), "
+                "(SELECT json_extract(c.command, '$.at') FROM commands c WHERE c.game_id = g.id "
+                "ORDER BY c.seq DESC LIMIT 1), "
+                "(SELECT COUNT(*) FROM commands c WHERE c.game_id = g.id), "
+                "(SELECT COALESCE(SUM(t.rolls), 0) FROM roll_tallies t WHERE t.game_id = g.id) "
+                f"FROM games g {clause} ORDER BY g.id DESC {page}",
+                [*args, *((limit, offset) if limit is not None else ())],
+            ).fetchall()
+        games = []
+        for gid, kind_, settings, status, winner, created, first_at, last_at, moves, rolls in rows:
+            started = first_at if isinstance(first_at, (int, float)) else created
+            games.append(
+                PlayedGame(
+                    gid,
+                    kind_,
+                    player_names(json.loads(settings)),
+                    status,
+                    winner,
+                    float(started),
+                    float(last_at) if isinstance(last_at, (int, float)) else None,
+                    moves,
+                    rolls,
+                )
+            )
+        return games, total
 
     def last_seq(self, game_id: int) -> int:
         with self._lock:
@@ -711,16 +1033,20 @@ class Store:
     def import_game(self, data: Any) -> int:
         """Add an exported game to the history after replaying it; a file that
         does not replay to its own final state is refused and nothing changes."""
+        from tablepi.games import winner_words
+
         kind, settings, initial, commands, final = _validate_export(data)
-        game = replay(kind, settings, commands, initial)
+        facts: dict[int, dict[str, Any]] = {}
+        game = replay(kind, settings, commands, initial, facts)
+        in_effect = set(effective((c.seq, str(c.command.get("type"))) for c in commands))
         if final is not None and _dumps(game.to_dict()) != _dumps(final):
             raise StoreError("the commands do not replay to the file's final state; nothing was imported")
         now = self.clock()
         with self._transaction() as conn:
             cur = conn.execute(
-                "INSERT INTO games(kind, settings, status, created_at, ended_at) "
-                "VALUES (?, ?, 'imported', ?, ?)",
-                (kind, _dumps(settings), now, now),
+                "INSERT INTO games(kind, settings, status, created_at, ended_at, winner) "
+                "VALUES (?, ?, 'imported', ?, ?, ?)",
+                (kind, _dumps(settings), now, now, winner_words(kind, game)),
             )
             game_id = int(cur.lastrowid)
             conn.execute(
@@ -731,8 +1057,14 @@ class Store:
                 "INSERT INTO commands(game_id, seq, command, source, manual) VALUES (?, ?, ?, ?, ?)",
                 [(game_id, c.seq, _dumps(c.command), c.source, int(c.manual)) for c in commands],
             )
-            rolls = [_roll_row(game_id, c.seq, c.command, c.source, c.manual) for c in commands]
+            rolls = [
+                _roll_row(
+                    game_id, c.seq, c.command, c.source, c.manual, facts.get(c.seq), c.seq not in in_effect
+                )
+                for c in commands
+            ]
             conn.executemany(_INSERT_ROLL, [r for r in rolls if r is not None])
+            _retally(conn, game_id)
         return game_id
 
 
@@ -747,11 +1079,13 @@ def replay(
     settings: dict[str, Any],
     commands: Iterable[LoggedCommand],
     initial_state: dict[str, Any] | None = None,
+    facts: dict[int, dict[str, Any]] | None = None,
 ) -> Any:
     """The game after ``commands`` from its start; ``undo`` entries take back
     the command before them. Raises ``StoreError`` on any command that does
-    not apply."""
-    from tablepi.games import RuleError, load_game, new_game
+    not apply. ``facts``, if given, is filled with the game's facts of each
+    roll (``tablepi.games.roll_facts``), by seq, those taken back too."""
+    from tablepi.games import RuleError, load_game, new_game, roll_facts
 
     try:
         game = load_game(kind, initial_state) if initial_state is not None else new_game(kind, settings)
@@ -760,6 +1094,14 @@ def replay(
     except (KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"the game's starting state is not valid: {exc!r}") from exc
     entries = list(commands)
+    if facts is not None and callable(getattr(game, "roll_facts", None)):
+        # A game of dice is played as it went, undos and all, so that a roll
+        # taken back later still says who threw it.
+        for entry in entries:
+            apply_logged(game, entry)
+            if entry.command.get("type") == "roll":
+                facts[entry.seq] = roll_facts(game)
+        return game
     in_effect = set(effective((e.seq, str(e.command.get("type"))) for e in entries))
     # Only the commands still in effect are played: taking one back gives
     # the state from before it, so skipping it gives the same game without

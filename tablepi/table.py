@@ -51,7 +51,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablepi.events import Event, EventBus, Subscription
-from tablepi.games import KINDS, RuleError, load_game, new_game
+from tablepi.games import KINDS, RuleError, load_game, new_game, roll_facts, winner_words
 from tablepi.games.recorded import NotRemembered
 from tablepi.store import SNAPSHOT_EVERY, Store, StoreError, apply_logged, effective, game_command
 
@@ -445,8 +445,19 @@ class Table:
         game = game if game is not None else self._game
         finished = bool(game.finished)
         snapshot = game.to_dict() if finished or seq % self.snapshot_every == 0 else None
+        ctype = stamped.get("type")
         self.store.append(
-            self._game_id, seq, stamped, source, bool(stamped.get("manual", False)), finished, snapshot
+            self._game_id,
+            seq,
+            stamped,
+            source,
+            bool(stamped.get("manual", False)),
+            finished,
+            snapshot,
+            # For the statistics: who threw a roll, who won, what an undo takes back.
+            roll=roll_facts(game) if ctype == "roll" else None,
+            winner=winner_words(self._kind, game) if finished else None,
+            takes_back=self._effective[-1] if ctype == "undo" and self._effective else None,
         )
         self._seq = seq
         self._last = _entry(seq, stamped, source, bool(stamped.get("manual", False)))

@@ -1,8 +1,9 @@
 """The README's pictures, taken of a real `tablepi run --simulate` in headless
-Chromium: the phone during a Beam Me Up turn, the TV in each game, and
-/device. Every run keeps them in artifacts/screenshots/readme/; `make
-screenshots` runs this module with TABLEPI_PICTURES=docs/pictures so the
-README's copies are replaced by pictures of the table as it is now."""
+Chromium: the phone during a Beam Me Up turn, the TV in each game, /device,
+/stats on a phone and the TV when a game is won. Every run keeps them in
+artifacts/screenshots/readme/; `make screenshots` runs this module with
+TABLEPI_PICTURES=docs/pictures so the README's copies are replaced by
+pictures of the table as it is now."""
 
 from __future__ import annotations
 
@@ -186,3 +187,41 @@ def test_picture_of_the_venue_board_with_thirty_tables(browser, tmp_path):
         board.stop()
         broker.stop()
         folder.cleanup()
+
+
+def test_pictures_of_the_statistics(table, browser):
+    """/stats on a phone after a few evenings of Beam Me Up, and the TV when a game is won."""
+    import random
+
+    from tablepi.games.beam_me_up.game import BeamMeUp
+    from tablepi.games.beam_me_up.randomplay import random_command
+
+    rng = random.Random(2026)
+    for names in (
+        ["Ann", "Ben", "Cat"],
+        ["Ben", "Dan"],
+        ["Cat", "Ann", "Dan", "Ben"],
+        ["Ann", "Ben", "Cat", "Dan"],
+    ):
+        settings = {"players": [{"name": n, "board": "ABCD"[i]} for i, n in enumerate(names)]}
+        table.command({"type": "new_game", "kind": "beam_me_up", "settings": settings})
+        shadow = BeamMeUp.from_settings(settings)
+        while not shadow.finished:
+            command = random_command(shadow, rng)
+            table.command(command)
+            shadow.push(command)
+
+    phone = page_for(browser, PHONE, phone=True)
+    phone.goto(table.base + "/stats")
+    phone.wait_for_selector("#face-chart rect.bar")
+    assert phone.locator(".luck-table tbody tr").count() == 4
+    keep(phone, "stats-phone.png")
+
+    tv = page_for(browser, TV)
+    tv.goto(table.base + "/tv")
+    tv.wait_for_selector("#tv-dice")
+    settle(tv)
+    keep(tv, "tv-game-won.png")
+    for page in (phone, tv):
+        assert page.errors == []
+        page.context.close()

@@ -45,7 +45,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     ``config`` overrides Flask settings and the ``DEFAULTS`` above (tests
     shorten ``SSE_HEARTBEAT``, for instance).
     """
-    from web import api, auth, device, errors, events, guard, pages, tvsettings
+    from web import api, auth, device, errors, events, guard, pages, stats, tvsettings
 
     app = Flask(__name__)
     app.config.update(DEFAULTS)
@@ -74,6 +74,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(events.bp)
     app.register_blueprint(device.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(stats.bp)
     app.register_blueprint(tvsettings.bp)
     errors.register(app)
     return app

@@ -182,6 +182,11 @@ def _context(view: str) -> dict[str, Any]:
         from tablepi.games.beam_me_up.advice import hint
 
         g["odds"] = hint(g["s"], count=1)
+    if view == "tv" and g["kind"] == "beam_me_up" and g["s"].get("winner") and g["id"] is not None:
+        from web.stats import tv_summary
+
+        # The end of the game: its dice and everyone's luck, short.
+        g["end"] = tv_summary(int(g["id"]))
     return {"view": view, "public": state, "g": g, "simulated": _simulated(), "tv": tv}
 
 

@@ -16,6 +16,7 @@ BENCHMARKS = {
     "advise": ("tablepi.bench.advise", "Beam Me Up keep advice: ms per roll with 2 rolls left (median, p99)"),
     "web": ("web.bench", "live SSE clients under a steady command load: loss, delay, memory"),
     "venue": ("tablepi.bench.venue", "30 tables through one MQTT broker to the venue board: delay, memory"),
+    "stats": ("tablepi.bench.stats", "GET /stats with 100,000 rolls stored: median and p99 ms"),
 }
 
 

@@ -14,6 +14,9 @@ time passed in through commands), in the manner of python-chess:
 - ``game.public_view(now: float | None = None) -> dict``: what any viewer may
   see; strips every secret (in the manner of boardgame.io's playerView).
 - ``game.finished -> bool``.
+- optionally, ``game.roll_facts() -> dict`` right after a roll of dice: who
+  threw it ("player"), its number in the turn ("turn_roll") and whether it
+  offers anything ("scored"), for the table's statistics.
 
 ``KINDS`` maps a game's kind (as stored and as used in the API) to its class.
 """
@@ -48,4 +51,27 @@ def load_game(kind: str, data: dict[str, Any]) -> Any:
     return game_class(kind).from_dict(data)
 
 
-__all__ = ["KINDS", "RuleError", "game_class", "new_game", "load_game"]
+def roll_facts(game: Any) -> dict[str, Any] | None:
+    """The facts of the roll just played (see above); None for a game without dice."""
+    facts = getattr(game, "roll_facts", None)
+    return facts() if callable(facts) else None
+
+
+def winner_words(kind: str | None, game: Any) -> str | None:
+    """Who won a finished game, in words for the history of games played:
+    read from its public view, so never a secret. None while it is not over."""
+    if not getattr(game, "finished", False):
+        return None
+    view = game.public_view()
+    if kind == "beam_me_up":
+        winner = view.get("winner")
+        return str(winner["name"]) if isinstance(winner, dict) else None
+    if kind == "outer_space":
+        return f"the {view['winner']}" if view.get("winner") else None
+    if kind == "space_beans":
+        names = [str(view["players"][i]["name"]) for i in view.get("winners") or []]
+        return " and ".join(names) or None
+    return None
+
+
+__all__ = ["KINDS", "RuleError", "game_class", "new_game", "load_game", "roll_facts", "winner_words"]

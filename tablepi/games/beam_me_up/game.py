@@ -282,6 +282,17 @@ class BeamMeUp:
     def winner(self) -> int | None:
         return self._winner
 
+    def roll_facts(self) -> dict[str, Any]:
+        """The roll just played, for the table's statistics: who threw it, its
+        number in the turn (1 to 3) and whether it offers an option."""
+        if not self._commands or self._commands[-1]["type"] != "roll":
+            raise RuleError("command", "the last command is not a roll")
+        return {
+            "player": self._names[self._active],
+            "turn_roll": self._roll_no,
+            "scored": bool(self._options),
+        }
+
     @property
     def last_effects(self) -> list[str]:
         return list(self._effects)

@@ -40,7 +40,7 @@ from fractions import Fraction
 from functools import cache
 from math import factorial
 
-from tablepi.games.beam_me_up.options import SORTED_ROLLS, check_dice
+from tablepi.games.beam_me_up.options import SORTED_ROLLS, TABLE, check_dice
 from tablepi.games.errors import RuleError
 
 Roll = tuple[int, ...]  # five die values, sorted
@@ -87,6 +87,12 @@ def _sub_keeps(roll: Roll) -> tuple[Roll, ...]:
 SUB_KEEPS: dict[Roll, tuple[Roll, ...]] = {roll: _sub_keeps(roll) for roll in SORTED_ROLLS}
 # The probability of a roll itself: ordered outcomes of five dice out of 6^5.
 ROLL_WEIGHTS: dict[Roll, int] = {roll: _multinomial(roll) for roll in SORTED_ROLLS}
+
+
+def first_roll_scores() -> Fraction:
+    """The exact chance that a turn's first roll of five dice offers an option
+    (B3-B5), whoever throws it: the yardstick of a player's luck."""
+    return Fraction(sum(w for roll, w in ROLL_WEIGHTS.items() if TABLE[roll]), 6**5)
 
 
 # -- targets ---------------------------------------------------------------------------

@@ -1,0 +1,165 @@
+"""/stats: are our dice fair, and who was lucky? And the games played.
+
+Everything here is read from the store's SQL sums (``tablepi.history``), never
+by replaying games, so the page stays quick with a table's whole history.
+It shows only what every player saw at the table: dice, names, winners and
+lengths. The coin is never stored, and a Space Beans secret collection is
+stored as a count only, so neither can reach these pages.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import Blueprint, abort, current_app, render_template, request
+
+from tablepi.history import BEAM_ME_UP, dice_summary, parse_since
+from tablepi.stats import SIGNIFICANT
+from tablepi.store import PlayedGame, Store
+from web.charts import COMPACT, face_chart
+from web.pages import KIND_NAMES, dice_marks
+
+bp = Blueprint("stats", __name__)
+
+GAMES_PER_PAGE = 25
+STATUS_WORDS = {
+    "playing": "playing now",
+    "abandoned": "not finished",
+    "finished": "no winner",
+    "imported": "imported",
+}
+ORIGIN_WORDS = {"camera": "camera", "phone": "phone", "manual": "by hand"}
+
+
+def _store() -> Store:
+    return current_app.extensions["tablepi"].table.store
+
+
+def when(stamp: float) -> str:
+    return time.strftime("%d %b %Y %H:%M", time.localtime(stamp))
+
+
+def length_words(game: PlayedGame) -> str:
+    """How long a game ran (from its first move to its last) and how many moves it took."""
+    parts = []
+    if game.last_move is not None and game.moves:
+        minutes = round(max(0.0, game.last_move - game.started) / 60)
+        if minutes >= 60:
+            parts.append(f"{minutes // 60} h {minutes % 60:02d} min")
+        else:
+            parts.append(f"{minutes} min" if minutes else "< 1 min")
+    parts.append(f"{game.moves:,} move{'s' * (game.moves != 1)}")
+    if game.kind == BEAM_ME_UP:
+        parts.append(f"{game.rolls:,} roll{'s' * (game.rolls != 1)}")
+    return " · ".join(parts)
+
+
+def game_row(game: PlayedGame) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "date": when(game.started),
+        "name": KIND_NAMES.get(game.kind, game.kind),
+        "players": ", ".join(game.players),
+        "winner": game.winner,
+        "status": STATUS_WORDS.get(game.status, game.status),
+        "length": length_words(game),
+    }
+
+
+def _luck_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for row in summary["luck"]:
+        share = row["scored"] / row["first_rolls"]
+        verdict = "ordinary luck"
+        if row["p_value"] < SIGNIFICANT:
+            verdict = "luckier than chance" if share > row["chance"] else "unluckier than chance"
+        short = f"{row['player']}: {row['scored']} of {row['first_rolls']} first rolls scored ({share:.0%})"
+        rows.append({**row, "share": share, "verdict": verdict, "short": f"{short} · {verdict}"})
+    return rows
+
+
+@bp.route("/stats")
+def stats() -> tuple[str, int]:
+    store = _store()
+    player = request.args.get("player") or None
+    since_text = request.args.get("since") or ""
+    problem = None
+    since = None
+    if since_text:
+        try:
+            since = parse_since(since_text)
+        except ValueError as exc:
+            problem = f"The date to start from must be {exc}; all games are shown."
+    try:
+        page = max(1, int(request.args.get("page", "1")))
+    except ValueError:
+        page = 1
+    summary = dice_summary(store, None, player, since)
+    games, total = store.played_games(
+        None, player, since, limit=GAMES_PER_PAGE, offset=(page - 1) * GAMES_PER_PAGE
+    )
+    title = "Beam Me Up dice" + (f" thrown by {player}" if player else "")
+    html = render_template(
+        "stats.html",
+        summary=summary,
+        chart=face_chart(list(summary["counts"].values()), title),
+        luck=_luck_rows(summary),
+        games=[game_row(g) for g in games],
+        total_games=total,
+        page=page,
+        pages=max(1, -(-total // GAMES_PER_PAGE)),
+        players=store.roll_players(),
+        player=player,
+        since=since_text if since is not None else "",
+        problem=problem,
+        title=title,
+    )
+    return html, 400 if problem else 200
+
+
+@bp.route("/stats/game/<int:game_id>")
+def game(game_id: int) -> str:
+    store = _store()
+    found, _ = store.played_games(game_id=game_id, limit=1)
+    if not found:
+        abort(404)
+    played = found[0]
+    summary = chart = None
+    rolls: list[dict[str, Any]] = []
+    if played.kind == BEAM_ME_UP:
+        summary = dice_summary(store, game_id)
+        chart = face_chart(list(summary["counts"].values()), f"Dice of game {game_id}")
+        for number, roll in enumerate(store.rolls(game_id), start=1):
+            rolls.append(
+                {
+                    "number": number,
+                    "player": roll.player or "?",
+                    "turn_roll": roll.turn_roll,
+                    "dice": dice_marks(roll.dice, roll.kept),
+                    "origin": ORIGIN_WORDS.get(roll.origin, roll.origin),
+                    "undone": roll.undone,
+                    "scored": roll.scored,
+                    "at": time.strftime("%H:%M:%S", time.localtime(roll.at)) if roll.at else "",
+                }
+            )
+    return render_template(
+        "stats_game.html",
+        game=game_row(played),
+        played=played,
+        summary=summary,
+        chart=chart,
+        luck=_luck_rows(summary) if summary else [],
+        rolls=rolls,
+    )
+
+
+def tv_summary(game_id: int) -> dict[str, Any]:
+    """The short version for the TV at the end of a game of Beam Me Up: its
+    dice as a small chart, what they say, and each player's luck."""
+    summary = dice_summary(_store(), game_id)
+    return {
+        "summary": summary,
+        "chart": face_chart(list(summary["counts"].values()), "This game's dice", "tv-chart", COMPACT),
+        "luck": _luck_rows(summary),
+    }
