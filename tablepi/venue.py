@@ -245,7 +245,8 @@ def discovery_messages(
         config = {
             "name": label,
             "unique_id": f"{node}_{object_id}",
-            "object_id": f"{node}_{object_id}",
+            # (Home Assistant's former "object_id" is no longer read since 2026.4.)
+            "default_entity_id": f"sensor.{node}_{object_id}",
             "state_topic": state_topic,
             "value_template": template,
             "availability_topic": topic(table, "status", prefix),

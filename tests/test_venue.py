@@ -122,6 +122,7 @@ def test_home_assistant_discovery_is_one_device_per_table_with_four_sensors():
             config["device"]["identifiers"] == ["tablepi_table_7"] and config["device"]["name"] == "Table 7"
         )
         assert config["unique_id"].startswith("tablepi_table_7_")
+        assert config["default_entity_id"] == "sensor." + config["unique_id"]
     timer = messages["homeassistant/sensor/tablepi_table_7/timer/config"]
     assert timer["state_topic"] == "tablepi/table-7/timer" and timer["unit_of_measurement"] == "s"
     assert len({c["unique_id"] for c in messages.values()}) == 4
