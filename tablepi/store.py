@@ -94,13 +94,16 @@ CREATE TABLE IF NOT EXISTS rolls (
 
 
 # Where a roll came from: the camera's reading, a phone (entered or corrected
-# there) or a hand entry elsewhere (the CLI, an import without a source).
-ORIGINS = ("camera", "phone", "manual")
+# there), the table's own dice for a seat it plays, or a hand entry elsewhere
+# (the CLI, an import without a source).
+ORIGINS = ("camera", "phone", "table", "manual")
 
 
 def roll_origin(source: str, manual: bool) -> str:
     if source == "camera" and not manual:
         return "camera"
+    if source == "table" and not manual:
+        return "table"
     return "phone" if source == "web" else "manual"
 
 
