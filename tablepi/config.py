@@ -95,6 +95,8 @@ class OuterSpaceConfig:
 @dataclass
 class BeamMeUpConfig:
     still_seconds: float = 0.4
+    # Seconds between the steps of a seat played by the table, so people can follow.
+    table_step_seconds: float = 1.2
 
 
 @dataclass
@@ -449,6 +451,10 @@ _OUTER_SPACE = {
 }
 _BEAM_ME_UP = {
     "still_seconds": (_number_range(0.05, 10, "seconds 0.05-10"), "dice still for"),
+    "table_step_seconds": (
+        _number_range(0, 10, "seconds 0-10"),
+        "between the steps of a seat played by the table",
+    ),
 }
 
 

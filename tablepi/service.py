@@ -16,6 +16,9 @@ Threads, and why:
 - with a venue broker in the config (``[venue]``), the venue thread turns the
   table's public events into MQTT messages (``tablepi.venue``); paho's own
   thread talks to the broker. Neither is ever waited for by a command.
+- the table player's thread (``tablepi.table_player``) plays the Beam Me Up
+  seats marked "played by the table", a paced step at a time, through the
+  table's commands like anyone else; the camera is not used in their turns.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import inspect
 import logging
 import os
 import queue
+import random
 import socket
 import threading
 import time
@@ -128,6 +132,8 @@ class Service:
         simulate: bool | None = None,
         clock: Callable[[], float] = time.time,
         camera: bool = True,
+        table_seed: int | None = None,
+        table_step_seconds: float | None = None,
     ) -> None:
         self.config = config
         self.data_dir = Path(data_dir if data_dir is not None else config.data_dir).expanduser()
@@ -166,6 +172,19 @@ class Service:
         self.controller: Any = None
         self._controller_kind: str | None = None
         self._controller_ready = False
+        # The table's own seats: dice from the OS's random source, or a seed (tests, demos).
+        from tablepi.table_player import STEP_SECONDS, TablePlayer
+
+        step = table_step_seconds
+        if step is None:
+            step = getattr(getattr(config, "beam_me_up", None), "table_step_seconds", STEP_SECONDS)
+        self._refused_at: tuple[int | None, int] | None = None
+        self.table_player = TablePlayer(
+            self.table,
+            rng=None if table_seed is None else random.Random(table_seed),
+            step_seconds=step,
+            hold=self._table_hold,
+        )
         self._devices = self._open_devices()
         self.display = self._devices["display"]
         self.buttons = self._devices["buttons"]
@@ -246,6 +265,7 @@ class Service:
             self._on_venue_link(self.venue.state)
             self.venue.start()
         self._start_thread("controller", self._controller_loop)
+        self.table_player.start()
         if self._camera_wanted:
             self._start_thread("camera", self._camera_loop)
         interval = watchdog_interval()
@@ -269,6 +289,7 @@ class Service:
         # One still busy after CLOSE_SECONDS (a camera driver stuck in a read)
         # is a daemon and is left behind.
         deadline = time.monotonic() + CLOSE_SECONDS
+        self.table_player.close(timeout=CLOSE_SECONDS)
         for thread in self._threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
         if self._hardware is not None:
@@ -344,6 +365,8 @@ class Service:
             kwargs["roll"] = self.roll
         if "coin_seconds" in parameters:
             kwargs["coin_seconds"] = self.config.outer_space.coin_seconds
+        if "table_player" in parameters:
+            kwargs["table_player"] = self.table_player
         try:
             self.controller = cls(self.table, self.display, self.buzzer, self.clock, **kwargs)
         except Exception as exc:
@@ -481,8 +504,31 @@ class Service:
             return True  # the synthetic camera is still starting
         return None
 
+    def _table_turn(self) -> str | None:
+        """The name of the seat to act when the table plays it, else None."""
+        from tablepi.games.beam_me_up.autoplay import table_to_act
+
+        game = self.table.public_state().get("game")
+        if not game or game.get("kind") != "beam_me_up" or not table_to_act(game["state"]):
+            return None
+        return str(game["state"]["turn"]["name"])
+
+    def _table_hold(self) -> str | None:
+        """Why the table player must not play now: a camera reading of a roll
+        was refused at the table's current move, and a person may fix it."""
+        if self._refused_at is not None and self._refused_at == (self.table.game_id, self.table.seq):
+            return "reading"
+        return None
+
+    def play_on(self) -> bool:
+        """A person lets the table play its seat's turn after an undo."""
+        return self.table_player.play_on()
+
     def roll(self) -> None:
         """Re-roll the synthetic camera's dice that are not kept."""
+        seat = self._table_turn()
+        if seat is not None:
+            raise RuntimeError(f"the table throws its own dice for {seat}")
         camera = self._synthetic_camera()
         if camera is None:
             raise RuntimeError("the dice can be rolled from the web only with the synthetic camera")
@@ -512,6 +558,9 @@ class Service:
         dice = game["state"].get("dice")
         if dice is None:
             raise RuntimeError("roll the dice before keeping any")
+        seat = self._table_turn()
+        if seat is not None:
+            raise RuntimeError(f"the table chooses the dice {seat} keeps")
         if any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(dice) for i in indices):
             raise ValueError(f"dice are numbered 0..{len(dice) - 1}")
         if len(set(indices)) != len(indices):
@@ -606,7 +655,11 @@ class Service:
         _, kept = regions.split(dice, width, height)
         readings = [d.to_dict() for d in dice]
         kept_values = [d.value for d in kept] if kept else self._kept_values()
-        reading = {"dice": readings, "problem": reading_problem(readings, kept_values), "at": self.clock()}
+        table_turn = self._table_turn() is not None
+        # In a turn the table plays, the dice in the tray are nobody's roll:
+        # they are shown, never refused, never played.
+        problem = None if table_turn else reading_problem(readings, kept_values)
+        reading = {"dice": readings, "problem": problem, "at": self.clock()}
         with self._frame_lock:
             self._frame_dice = list(dice)
         self.last_reading = reading
@@ -616,6 +669,11 @@ class Service:
         forced = self._force_next_reading
         rolled = rolled or forced
         self._force_next_reading = False
+        if table_turn:
+            return
+        if problem is not None and rolled:
+            # Until the next move, the table player waits: a person may fix it.
+            self._refused_at = (self.table.game_id, self.table.seq)
 
         def deliver() -> None:
             controller = self.controller

@@ -111,7 +111,8 @@ CREATE TABLE IF NOT EXISTS {schema}rolls (
 )"""
 # The rolls in effect added up per game and player ('' when not known), kept
 # up to date with each roll and undo: the statistics sum these few rows (a
-# handful per game) instead of every roll.
+# handful per game) instead of every roll. The dice of a seat the table plays
+# are its own random numbers, not the table's dice, so they are left out.
 TALLIES_TABLE = """
 CREATE TABLE IF NOT EXISTS {schema}roll_tallies (
     game_id      INTEGER NOT NULL REFERENCES games(id),
@@ -130,7 +131,7 @@ _TALLY = (
     f"INSERT INTO {{schema}}roll_tallies(game_id, player, rolls, first_rolls, first_scored, {_FACE_COLUMNS}) "
     "SELECT game_id, COALESCE(player, ''), COUNT(*), COALESCE(SUM(turn_roll = 1), 0), "
     f"COALESCE(SUM(turn_roll = 1 AND scored), 0), {_FACE_SUMS} "
-    "FROM {schema}rolls WHERE undone = 0 {where} GROUP BY game_id, COALESCE(player, '')"
+    "FROM {schema}rolls WHERE undone = 0 AND origin != 'table' {where} GROUP BY game_id, COALESCE(player, '')"
 )
 
 
@@ -141,13 +142,16 @@ def _retally(conn: sqlite3.Connection, game_id: int) -> None:
 
 
 # Where a roll came from: the camera's reading, a phone (entered or corrected
-# there) or a hand entry elsewhere (the CLI, an import without a source).
-ORIGINS = ("camera", "phone", "manual")
+# there), the table's own dice for a seat it plays, or a hand entry elsewhere
+# (the CLI, an import without a source).
+ORIGINS = ("camera", "phone", "table", "manual")
 
 
 def roll_origin(source: str, manual: bool) -> str:
     if source == "camera" and not manual:
         return "camera"
+    if source == "table" and not manual:
+        return "table"
     return "phone" if source == "web" else "manual"
 
 

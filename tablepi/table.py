@@ -9,9 +9,10 @@ Interface (the web and the controllers build on it):
 
     table = Table(store, clock=time.time, events=None)
     table.start_game(kind, settings, source="web") -> dict     # public state
-    table.submit(command, source="web") -> dict                # public state after commit
+    table.submit(command, source="web", expect=None) -> dict   # public state after commit
         # raises RuleError (illegal by the rules; .rule names it) or
-        # CommandError (malformed / no game); nothing changes then
+        # CommandError (malformed / no game, or the table is no longer at
+        # ``expect`` = (game id, seq)); nothing changes then
     table.public_state() -> dict
         # {"seq": int, "game": None | {"id": int, "kind": str, "finished": bool,
         #   "state": game.public_view(now),
@@ -57,7 +58,8 @@ from tablepi.store import SNAPSHOT_EVERY, Store, StoreError, apply_logged, effec
 
 log = logging.getLogger(__name__)
 
-SOURCES = ("button", "camera", "web", "cli")
+# "table": a seat played by the table itself (tablepi.table_player).
+SOURCES = ("button", "camera", "web", "cli", "table")
 # Names of hidden information (the danger coin, team cards, hands, secret
 # collections' contents). No game's command carries them, and a command that
 # does is refused before any game sees it or the log could keep it.
@@ -240,9 +242,13 @@ class Table:
     def start_game(self, kind: str, settings: dict[str, Any] | None = None, source: str = "web") -> dict:
         return self.submit({"type": "new_game", "kind": kind, "settings": settings or {}}, source)
 
-    def submit(self, command: Any, source: str = "web") -> dict[str, Any]:
+    def submit(
+        self, command: Any, source: str = "web", expect: tuple[int | None, int] | None = None
+    ) -> dict[str, Any]:
         """Validate, store durably, apply and publish one command; returns the
-        public state once the command is committed."""
+        public state once the command is committed. With ``expect`` (game id,
+        seq), only if the table is still there: a move chosen from a state that
+        someone else has changed since is refused, not played on the new one."""
         if not isinstance(command, dict):
             raise CommandError('a command must be a JSON object with a "type"')
         ctype = command.get("type")
@@ -269,6 +275,8 @@ class Table:
         if check_file is not None:
             check_file()
         with self._lock:
+            if expect is not None and (self._game_id, self._seq) != tuple(expect):
+                raise CommandError("the table has moved on since; nothing changed")
             if ctype == "new_game":
                 return self._new_game(command)
             if ctype == "end_game":

@@ -56,7 +56,14 @@ def command_words(entry: dict | None) -> str:
     kind = str(entry.get("type") or "")
     words = COMMAND_WORDS.get(kind, "the last move")
     if kind == "roll":
-        words += " entered by hand" if entry.get("manual") else " read by the camera"
+        if entry.get("manual"):
+            words += " entered by hand"
+        elif entry.get("source") == "table":
+            words += " thrown by the table"
+        else:
+            words += " read by the camera"
+    elif entry.get("source") == "table":
+        words += " made by the table"
     return words
 
 

@@ -9,6 +9,9 @@ The whole web API at a glance (every error is ``{"error": ..., "rule": ...}``):
                                 200 with the new public state; 400 malformed (see
                                 web.commands); 403 no or wrong PIN; 409 illegal by the
                                 rules or no game; 429 too many wrong PINs (Retry-After)
+    POST /api/table-player/continue
+                                after an undo in a turn the table plays, let it play on;
+                                needs the PIN; 409 when the table is not waiting for that
     GET  /api/camera.jpg        the latest camera frame with the dice read; 404 before one
     POST /api/login             {"pin": "123456"} -> a session cookie (web.auth)
     POST /api/logout
@@ -83,3 +86,16 @@ def camera():
     if not frame:
         return error_response(404, "no camera frame yet", rule="camera")
     return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/api/table-player/continue")
+def table_player_continue():
+    refused = check_pin()
+    if refused is not None:
+        return refused
+    if not request.is_json:
+        return error_response(400, "send JSON (Content-Type: application/json)")
+    play_on = getattr(get_service(), "play_on", None)
+    if play_on is None or not play_on():
+        return error_response(409, "the table is not waiting to play on", rule="table-player")
+    return jsonify({"playing": True})

@@ -172,7 +172,11 @@ def _simulated() -> bool:
 def _context(view: str) -> dict[str, Any]:
     state = _public_state()
     g = describe(state)
-    if view == "phone" and g["kind"] == "beam_me_up":
+    if g["kind"] == "beam_me_up":
+        # A seat played by the table: what it does next, or why it waits.
+        player = getattr(_service(), "table_player", None)
+        g["table_player"] = player.status(state) if player is not None else None
+    if view == "phone" and g["kind"] == "beam_me_up" and not g.get("table_player"):
         from tablepi.games.beam_me_up.advice import hint
 
         # Worked out for every phone; each phone shows it only for the players it has hints on for.
@@ -283,7 +287,12 @@ def resumable_games() -> list[dict[str, Any]]:
         if record.status != "abandoned":
             continue
         players = record.settings.get("players", []) if isinstance(record.settings, dict) else []
-        names = [p.get("name", "?") if isinstance(p, dict) else str(p) for p in players]
+        names = [
+            (f"{p.get('name', '?')} (table)" if p.get("table") is True else p.get("name", "?"))
+            if isinstance(p, dict)
+            else str(p)
+            for p in players
+        ]
         shown.append(
             {
                 "id": record.id,

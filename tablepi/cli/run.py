@@ -26,6 +26,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--data-dir", type=Path, help="where games and the PIN are kept")
     parser.add_argument("--config", type=Path, help="a config file read after the system and user ones")
     parser.add_argument("--no-camera", action="store_true", help="do not start the camera")
+    parser.add_argument(
+        "--table-step",
+        type=float,
+        metavar="SECONDS",
+        help="seconds between the steps of a Beam Me Up seat played by the table "
+        "(default from config: 1.2; 0 plays at once)",
+    )
+    parser.add_argument(
+        "--table-seed",
+        type=int,
+        metavar="N",
+        help="throw the table's own dice from this seed, for the same game again (tests, demos)",
+    )
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     parser.set_defaults(func=run)
 
@@ -72,7 +85,17 @@ def run(args: argparse.Namespace) -> int:
     data_dir = args.data_dir if args.data_dir is not None else config.data_dir
     try:
         simulate = True if args.simulate else None
-        service = Service(config, data_dir, simulate=simulate, camera=not args.no_camera)
+        if args.table_step is not None and not 0 <= args.table_step <= 60:
+            print("--table-step must be 0 to 60 seconds", file=sys.stderr)
+            return 2
+        service = Service(
+            config,
+            data_dir,
+            simulate=simulate,
+            camera=not args.no_camera,
+            table_seed=args.table_seed,
+            table_step_seconds=args.table_step,
+        )
     except (StoreError, OSError) as exc:
         print(f"cannot start: {exc}", file=sys.stderr)
         return 1

@@ -12,6 +12,10 @@ OLED lists the roll's options: C moves the cursor, A takes the one under it.
 Parts, wildcard columns and bonus squares are picked the same way. Every
 screen is drawn from the table's public state; the controller keeps only the
 cursor and the menu it is in.
+
+In the turn of a seat played by the table (``tablepi.table_player``) the
+table plays: the camera's readings are not rolls, and the buttons only undo
+(hold A) or, when the table waits after an undo, let it play on (A).
 """
 
 from __future__ import annotations
@@ -133,6 +137,7 @@ class BeamMeUpController:
         buzzer: Any = None,
         clock: Callable[[], float] | None = None,
         roll: Callable[[], None] | None = None,
+        table_player: Any = None,
     ) -> None:
         import time
 
@@ -151,6 +156,8 @@ class BeamMeUpController:
         self.last_seen: list[dict[str, Any]] | None = None  # last_reading as the camera read it
         self.kept: list[int] = []  # indices of the roll's dice marked as set aside (phones, /device)
         self.camera_ok = True
+        self.table_player = table_player  # plays the seats played by the table
+        self._public: dict[str, Any] | None = None
         self._state: dict[str, Any] | None = None
         self._signature: tuple | None = None
         self._error_until = 0.0
@@ -163,6 +170,7 @@ class BeamMeUpController:
             self._state = None
             return
         state = game["state"]
+        self._public = public_state
         chosen = state.get("chosen") or {}
         signature = (
             game.get("id"),
@@ -195,8 +203,28 @@ class BeamMeUpController:
             log.debug("no Beam Me Up action %r", action)
             return
         self._error_until = 0.0
-        handler()
+        if self._table_turn() and action not in ("undo", "wake"):
+            self._table_button(action)
+        else:
+            handler()
         self.redraw()
+
+    def _table_turn(self) -> bool:
+        from tablepi.games.beam_me_up.autoplay import table_to_act
+
+        return self._state is not None and table_to_act(self._state)
+
+    def _table_waiting(self) -> str | None:
+        if self.table_player is None or self._public is None:
+            return None
+        return self.table_player.waiting(self._public)
+
+    def _table_button(self, action: str) -> None:
+        """A button in a turn the table plays: A lets it play on after an undo."""
+        name = self._state.get("turn", {}).get("name", "")
+        if action == "confirm" and self._table_waiting() == "undo" and self.table_player.play_on():
+            return
+        self._show_error(f"The table plays {name}'s turn. Hold A to undo.")
 
     def on_reading(
         self,
@@ -213,6 +241,8 @@ class BeamMeUpController:
         unless ``forced`` (the dice were re-rolled on purpose, or B asked for
         the reading to be taken)."""
         state = self._state
+        if self._table_turn():
+            return False  # the table throws its own dice: the tray is nobody's roll
         if state is not None and state.get("phase") == "advantage" and play:
             self._show_error(setup_wait(state))
             return False
@@ -414,6 +444,13 @@ class BeamMeUpController:
         if phase == "over":
             winner = (state.get("winner") or {}).get("name", "")
             self.display.message([f"{winner} wins!", "Beam Me Up", "Hold A to undo"])
+        elif self._table_turn():
+            note = "Undone. A: play on" if self._table_waiting() == "undo" else "The table plays"
+            dice = state.get("dice")
+            if phase == "rolling" and dice is not None:
+                self.display.dice(list(dice), name, note)
+            else:
+                self.display.message([name, "played by the table", note])
         elif phase == "advantage":
             need = state["advantage_due"] - len(self.picked)
             self.display.options(items, self.cursor, title=f"{name}: +1 in {need} col")

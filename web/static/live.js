@@ -62,7 +62,7 @@
       opened = true;
     };
     es.onerror = function () { setStatus("offline", "reconnecting…"); };
-    ["state", "missed", "timer", "settings"].forEach(function (t) { es.addEventListener(t, refresh); });
+    ["state", "missed", "timer", "settings", "table_player"].forEach(function (t) { es.addEventListener(t, refresh); });
     es.addEventListener("rolling", function () { body.classList.add("rolling"); });
     es.addEventListener("reading", function (ev) {
       body.classList.remove("rolling");

@@ -50,6 +50,16 @@
     TP.command(formCommand(form)).catch(function () { /* shown already */ });
   });
 
+  // After an undo in a turn the table plays, it waits until a person lets it play on.
+  document.addEventListener("click", function (ev) {
+    var el = ev.target.closest("#table-continue");
+    if (!el || el.disabled) return;
+    el.disabled = true;
+    TP.post("/api/table-player/continue", {})
+      .then(function () { TP.refresh(); })
+      .catch(function (e) { TP.showError(e.message); el.disabled = false; });
+  });
+
   // Buttons with data-confirm ask first (capture phase: before live.js sends).
   document.addEventListener("click", function (ev) {
     var el = ev.target.closest("[data-confirm]");

@@ -11,7 +11,8 @@
   var PRINTED = JSON.parse($("layouts-json").textContent);
   var COLUMNS = ["1", "2", "3", "4", "5", "6", "straight"];
   var KINDS = {
-    beam_me_up: { min: 2, max: 4, hint: "2 to 4 players; each plays on a printed board (A to D) or a saved layout." },
+    beam_me_up: { min: 2, max: 4, hint: "2 to 4 players; each plays on a printed board (A to D) or a saved layout. " +
+      "Tick “table” for a seat the table plays itself: play alone against it, or fill an empty seat." },
     outer_space: { min: 6, max: 12, hint: "6 to 12 players; the table runs the mission timer and the danger coin." },
     space_beans: { min: 2, max: 6, hint: "2 to 6 players; each phone keeps its player's score sheet." }
   };
@@ -48,7 +49,9 @@
     $("players").innerHTML = players.map(function (p, i) {
       return "<li>" +
         '<input type="text" maxlength="30" placeholder="Player ' + (i + 1) + '" value="' + esc(p.name) + '" data-i="' + i + '" aria-label="name of player ' + (i + 1) + '">' +
-        (bmu ? '<select data-board="' + i + '" aria-label="board of player ' + (i + 1) + '">' + boardOptions(p.board) + "</select>" : "") +
+        (bmu ? '<select data-board="' + i + '" aria-label="board of player ' + (i + 1) + '">' + boardOptions(p.board) + "</select>" +
+          '<label class="seat-kind" title="played by the table"><input type="checkbox" data-table="' + i + '"' +
+          (p.table ? " checked" : "") + ' aria-label="player ' + (i + 1) + ' played by the table"> table</label>' : "") +
         '<button type="button" class="secondary small" data-up="' + i + '" aria-label="move up"' + (i === 0 ? " disabled" : "") + ">↑</button>" +
         '<button type="button" class="secondary small" data-down="' + i + '" aria-label="move down"' + (i === players.length - 1 ? " disabled" : "") + ">↓</button>" +
         '<button type="button" class="secondary small" data-remove="' + i + '" aria-label="remove">✕</button>' +
@@ -67,6 +70,8 @@
   $("players").addEventListener("change", function (ev) {
     var i = ev.target.getAttribute("data-board");
     if (i !== null) players[+i].board = ev.target.value;
+    i = ev.target.getAttribute("data-table");
+    if (i !== null) players[+i].table = ev.target.checked;
   });
   $("players").addEventListener("click", function (ev) {
     var b = ev.target.closest("button");
@@ -101,13 +106,19 @@
     var names = players.map(function (p, i) { return p.name.trim() || "Player " + (i + 1); });
     if (k === "beam_me_up") {
       var mine = saved();
+      // A seat the table plays is called "Table" unless named (numbered when there are several).
+      var unnamed = players.filter(function (p) { return p.table && !p.name.trim(); }).length;
+      var n = 0;
+      players.forEach(function (p, i) {
+        if (p.table && !p.name.trim()) { n++; names[i] = unnamed > 1 ? "Table " + n : "Table"; }
+      });
       return {
         players: players.map(function (p, i) {
-          if (p.board.indexOf("custom:") === 0) {
-            var layout = mine[p.board.slice(7)];
-            if (layout) return { name: names[i], layout: layout };
-          }
-          return { name: names[i], board: p.board };
+          var seat = { name: names[i] };
+          var layout = p.board.indexOf("custom:") === 0 ? mine[p.board.slice(7)] : null;
+          if (layout) seat.layout = layout; else seat.board = p.board;
+          if (p.table) seat.table = true;
+          return seat;
         })
       };
     }

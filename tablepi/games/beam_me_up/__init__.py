@@ -14,7 +14,9 @@ Settings::
 seats get boards A, B, C, D in order. To carry over a game already under
 way on the table, a player may also give "counters" (``{"2": 5, "3": 1}``,
 rows by column, others on row 0), and ``"advantage": false`` skips the
-starting player's advantage.
+starting player's advantage. ``"table": true`` marks a seat played by the
+table itself (``autoplay`` chooses its moves, ``tablepi.table_player`` makes
+them through the same commands); the rules treat it like any other seat.
 
 Commands (``game.push(command)``); the table, the web pages and the camera
 all use exactly these:

@@ -278,6 +278,33 @@ class Advisor:
             commands = tuple(found)
         return best_value, commands
 
+    def finish(
+        self, parts: tuple[tuple[str, int], ...], left: tuple[int, ...], bonus_owed: bool = False
+    ) -> tuple[dict[str, Any], ...]:
+        """The best way to play on once an option is chosen and some of it is
+        played: ``parts`` are the option's (column, squares), ``left`` the
+        parts not used yet, with a rocket's bonus square owed first when
+        ``bonus_owed``. Game commands (moves, bonus squares, and end_turn if a
+        part is best left unused); the position is this advisor's, so the
+        wildcard (set at the choice, B9) is ``self.wildcard``, which a caller
+        may set from the game."""
+        found = tuple((_INDEX[column], squares) for column, squares in parts)
+        if bonus_owed:
+            value, steps = self._bonus(self._own0, self._opps0, 0.0, found, tuple(left))
+        else:
+            value, steps = self._search(self._own0, self._opps0, 0.0, found, tuple(left))
+        commands: list[dict[str, Any]] = []
+        used = 0
+        for step in steps:
+            if step[0] == "move":
+                commands.append({"type": "move", "part": step[1], "column": COLUMNS[step[2]]})
+                used += 1
+            else:
+                commands.append({"type": "bonus", "column": COLUMNS[step[1]]})
+        if used < len(left) and value < WIN_VALUE:
+            commands.append({"type": "end_turn"})
+        return tuple(commands)
+
     # -- the rolls left -----------------------------------------------------------------
 
     def _final_values(self) -> np.ndarray:

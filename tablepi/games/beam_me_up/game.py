@@ -80,13 +80,15 @@ def _check_settings(settings: Any) -> list[tuple[str, Layout, list[int]]]:
     boards = default_layouts()
     seats: list[tuple[str, Layout, list[int]]] = []
     for seat, player in enumerate(players):
-        if not isinstance(player, dict) or set(player) - {"name", "board", "layout", "counters"}:
+        if not isinstance(player, dict) or set(player) - {"name", "board", "layout", "counters", "table"}:
             raise RuleError("settings", f"player {seat + 1}: give a name and a board (A-D) or a layout")
         name = player.get("name")
         if not isinstance(name, str) or not name.strip() or len(name) > 40:
             raise RuleError("settings", f"player {seat + 1}: a name is 1..40 characters")
         if name in (n for n, _, _ in seats):
             raise RuleError("settings", f"two players are called {name!r}; names must differ")
+        if type(player.get("table", False)) is not bool:
+            raise RuleError("settings", f"{name}: table (played by the table) must be true or false")
         if "board" in player and "layout" in player:
             raise RuleError("settings", f"{name}: give a board or a layout, not both")
         if "layout" in player:
@@ -130,6 +132,8 @@ class BeamMeUp:
         except (TypeError, ValueError):
             raise RuleError("settings", "settings must be plain JSON data") from None
         self._names = [name for name, _, _ in seats]
+        # Seats played by the table (tablepi.table_player): the rules treat them like any other.
+        self._by_table = [bool(player.get("table", False)) for player in settings["players"]]
         self._layouts = [layout for _, layout, _ in seats]
         n = len(seats)
         self._n = n
@@ -563,6 +567,7 @@ class BeamMeUp:
                     "counters": dict(zip(COLUMNS, rows, strict=True)),
                     "in_space": self.in_space(seat),
                     "on_start_row": rows.count(0),
+                    "table": self._by_table[seat],
                 }
             )
         seat = self.active
