@@ -54,8 +54,8 @@ RETRY_SECONDS = 2.0  # after a step the store could not save
 
 # Why the table is not playing a turn that is its own.
 WAITING_WORDS = {
-    "undo": "an undo took a move back: undo more, or let the table play on",
-    "reading": "the camera's reading of a roll was refused: fix it first",
+    "undo": "an undo took a step back; undo more, play the step yourself, or let the table play",
+    "reading": "the camera's reading of a roll was refused; fix it first",
 }
 
 
