@@ -1,5 +1,5 @@
 """A whole game of one person against the table, in a real headless Chromium
-against a real `tablepi run --simulate` (issue 26, section 4).
+against a real `tablepi run --simulate`.
 
 The game is set up on /setup with the second seat "played by the table".
 Ann plays every turn of hers from the phone page: she enters her roll with

@@ -1,4 +1,4 @@
-"""The table as a player (issue 26, section 4): seats marked "played by the
+"""The table as a player: seats marked "played by the
 table" play legal moves through the table's own commands, to the end of the
 game, with a seeded random source; undo takes their steps back and the table
 waits instead of fighting; a restart or a resumed game keeps the seat kind."""
