@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
@@ -58,24 +58,73 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class TablePiProcess:
+class ServerProcess:
+    """A `tablepi` command serving on 127.0.0.1 in a subprocess, its output in a log."""
+
+    def __init__(self, folder: Path, port: int | None, log_name: str) -> None:
+        self.folder = folder
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log_path = folder / log_name
+        self.proc: subprocess.Popen | None = None
+
+    def argv(self) -> list[str]:
+        """The arguments after `python -m tablepi`."""
+        raise NotImplementedError
+
+    def up(self, status: int) -> bool:
+        """Whether a /healthz answer with ``status`` means the server is up."""
+        return status == 200
+
+    def start(self, timeout: float = 30.0) -> Self:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("wb")
+        argv = self.argv()
+        cmd = [sys.executable, "-m", "tablepi", *argv]
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"tablepi {argv[0]} exited with {self.proc.returncode}:\n{self.output()}")
+            try:
+                with urllib.request.urlopen(self.base + "/healthz", timeout=2) as r:
+                    if self.up(r.status):
+                        return self
+            except urllib.error.HTTPError as exc:
+                if self.up(exc.code):
+                    return self
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"tablepi {argv[0]} did not answer /healthz within {timeout} s:\n{self.output()}")
+
+    def output(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+
+
+class TablePiProcess(ServerProcess):
     """`tablepi run --simulate` in a subprocess, serving on 127.0.0.1."""
 
     def __init__(self, data_dir: Path, port: int | None = None, args: tuple[str, ...] = ()) -> None:
+        super().__init__(data_dir, port, "tablepi-run.log")
         self.data_dir = data_dir
         self.args = tuple(args)
-        self.port = port or free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log_path = data_dir / "tablepi-run.log"
-        self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 30.0) -> TablePiProcess:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("wb")
-        cmd = [
-            sys.executable,
-            "-m",
-            "tablepi",
+    def argv(self) -> list[str]:
+        return [
             "run",
             "--simulate",
             "--host",
@@ -88,39 +137,10 @@ class TablePiProcess:
             "WARNING",
             *self.args,
         ]
-        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"tablepi run exited with {self.proc.returncode}:\n{self.output()}")
-            try:
-                with urllib.request.urlopen(self.base + "/healthz", timeout=2) as r:
-                    if r.status == 200:
-                        return self
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"tablepi run did not answer /healthz within {timeout} s:\n{self.output()}")
-
-    def output(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-4000:]
-        except OSError:
-            return ""
 
     @property
     def pin(self) -> str:
         return (self.data_dir / "pin").read_text().strip()
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
 
     def api(self, method: str, path: str, body: Any = None, pin: bool = True) -> Any:
         """Call the JSON API; raises AssertionError with the reply on an error status."""

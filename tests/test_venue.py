@@ -17,10 +17,11 @@ import socket
 import time
 
 import pytest
-from venue_support import Mosquitto, Recorder, free_port, wait_for
+from venue_support import Mosquitto, Recorder, wait_for
 
 from hardware import screens
 from hardware.display import TableDisplay
+from tablepi.bench.venue import free_port
 from tablepi.config import ConfigError, from_dict
 from tablepi.service import Service
 from tablepi.store import Store

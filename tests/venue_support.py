@@ -8,8 +8,6 @@ Mosquitto comes from Debian's package (`make test` installs it through apt).
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -18,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import ServerProcess
 
-from tablepi.bench.venue import Broker, free_port, mosquitto_binary
-
-ROOT = Path(__file__).resolve().parent.parent
+from tablepi.bench.venue import Broker, mosquitto_binary
 
 
 def require_mosquitto() -> str:
@@ -93,24 +90,15 @@ class Recorder:
         self.client.loop_stop()
 
 
-class VenueBoardProcess:
+class VenueBoardProcess(ServerProcess):
     """`tablepi venue --broker 127.0.0.1 --port N` in a subprocess."""
 
     def __init__(self, folder: Path, broker_port: int, web_port: int | None = None) -> None:
-        self.folder = folder
+        super().__init__(folder, web_port, "tablepi-venue.log")
         self.broker_port = broker_port
-        self.port = web_port or free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log_path = folder / "tablepi-venue.log"
-        self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 30.0) -> VenueBoardProcess:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("wb")
-        cmd = [
-            sys.executable,
-            "-m",
-            "tablepi",
+    def argv(self) -> list[str]:
+        return [
             "venue",
             "--broker",
             "127.0.0.1",
@@ -123,27 +111,9 @@ class VenueBoardProcess:
             "--log-level",
             "WARNING",
         ]
-        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"tablepi venue exited with {self.proc.returncode}:\n{self.output()}")
-            try:
-                with urllib.request.urlopen(self.base + "/healthz", timeout=2):
-                    return self
-            except urllib.error.HTTPError:
-                return self  # 503 until the broker answers: the board is up
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"tablepi venue did not answer within {timeout} s:\n{self.output()}")
 
-    def output(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-4000:]
-        except OSError:
-            return ""
+    def up(self, status: int) -> bool:
+        return True  # 503 until the broker answers: the board is up
 
     def tables(self) -> dict[str, dict[str, Any]]:
         import json
@@ -151,15 +121,6 @@ class VenueBoardProcess:
         with urllib.request.urlopen(self.base + "/api/tables", timeout=5) as r:
             data = json.loads(r.read())
         return {card["table"]: card for card in data["tables"]}
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
 
 
 def venue_config(folder: Path, broker_port: int, table: str, name: str | None = None, **extra: Any) -> Path:
