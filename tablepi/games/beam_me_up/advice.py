@@ -265,17 +265,7 @@ class Advisor:
             if value <= best_value or not steps:
                 continue
             best_value = value
-            found: list[dict[str, Any]] = [{"type": "choose", "option": index}]
-            used = 0
-            for step in steps:
-                if step[0] == "move":
-                    found.append({"type": "move", "part": step[1], "column": COLUMNS[step[2]]})
-                    used += 1
-                else:
-                    found.append({"type": "bonus", "column": COLUMNS[step[1]]})
-            if used < len(parts) and value < WIN_VALUE:
-                found.append({"type": "end_turn"})
-            commands = tuple(found)
+            commands = ({"type": "choose", "option": index}, *_commands(steps, len(parts), value))
         return best_value, commands
 
     def finish(
@@ -293,17 +283,7 @@ class Advisor:
             value, steps = self._bonus(self._own0, self._opps0, 0.0, found, tuple(left))
         else:
             value, steps = self._search(self._own0, self._opps0, 0.0, found, tuple(left))
-        commands: list[dict[str, Any]] = []
-        used = 0
-        for step in steps:
-            if step[0] == "move":
-                commands.append({"type": "move", "part": step[1], "column": COLUMNS[step[2]]})
-                used += 1
-            else:
-                commands.append({"type": "bonus", "column": COLUMNS[step[1]]})
-        if used < len(left) and value < WIN_VALUE:
-            commands.append({"type": "end_turn"})
-        return tuple(commands)
+        return _commands(steps, len(left), value)
 
     # -- the rolls left -----------------------------------------------------------------
 
@@ -414,3 +394,19 @@ def hint(state: dict[str, Any], count: int = 3) -> dict[str, Any] | None:
             {"keep": list(k.keep), "stop": k.stop, "value": k.value, "win": k.win, "chances": chances}
         )
     return {"player": state["turn"]["name"], "rolls_left": left, "keeps": keeps}
+
+
+def _commands(steps: tuple, parts: int, value: float) -> tuple[dict[str, Any], ...]:
+    """A planned search's steps as game commands: moves and bonus squares, then
+    end_turn when some of the ``parts`` are best left unused (a win ends the turn)."""
+    commands: list[dict[str, Any]] = []
+    used = 0
+    for step in steps:
+        if step[0] == "move":
+            commands.append({"type": "move", "part": step[1], "column": COLUMNS[step[2]]})
+            used += 1
+        else:
+            commands.append({"type": "bonus", "column": COLUMNS[step[1]]})
+    if used < parts and value < WIN_VALUE:
+        commands.append({"type": "end_turn"})
+    return tuple(commands)
