@@ -14,7 +14,7 @@ main evidence for its confidence (``vision.confidence``).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import cv2
@@ -76,6 +76,7 @@ class FaceReading:
     slant: float = 1.0  # how much longer the pip grid is one way than the other
     sharpness: float = 0.0  # see ``sharpness``
     opinion: np.ndarray | None = None  # the verifier's probabilities (``vision.verify``)
+    crop: np.ndarray | None = field(default=None, repr=False)  # until its sharpness is measured
 
 
 def face_crop(frame: np.ndarray | Halvings, x: float, y: float, side: float) -> np.ndarray:
@@ -109,16 +110,18 @@ def _pip_shapes(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def blob_strength(pmap: np.ndarray) -> np.ndarray:
     """Round spots of each pip map, at several pip sizes (lines such as a die's rim give little)."""
-    best = np.zeros_like(pmap)
+    best = None
     for f in T.PIP_SIGMAS:
         s = f * T.FACE_PX
         g = cv2.GaussianBlur(pmap, (0, 0), s)
         hxx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
         hyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
         hxy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
-        weaker = (hxx + hyy) / 2 + np.sqrt(((hxx - hyy) / 2) ** 2 + hxy**2)
-        best = np.maximum(best, np.maximum(0.0, -weaker) * s * s)
-    return best
+        # The Hessian's weaker curvature, -(hxx + hyy + sqrt((hxx - hyy)^2 + 4 hxy^2)) / 2, scaled by s^2.
+        spread = cv2.magnitude(cv2.subtract(hxx, hyy), cv2.add(hxy, hxy))
+        weaker = cv2.multiply(cv2.add(cv2.add(hxx, hyy), spread), -0.5 * s * s)
+        best = weaker if best is None else cv2.max(best, weaker)
+    return cv2.max(best, 0.0)
 
 
 _PEAK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
@@ -240,7 +243,12 @@ def read_faces(
     for (i, _), second in zip(again, _read_crops(image, [place for _, place in again]), strict=True):
         if second is not None and second.score >= first[i].score:
             first[i] = second
-    return [_vote(first[j : j + len(T.SIZES)]) for j in range(0, len(first), len(T.SIZES))]
+    voted = [_vote(first[j : j + len(T.SIZES)]) for j in range(0, len(first), len(T.SIZES))]
+    # Sharpness is measured on the crop that stands for each die only: it is costly.
+    for r in voted:
+        if r is not None and r.crop is not None:
+            r.sharpness, r.crop = sharpness(r.crop), None
+    return voted
 
 
 def _vote(first: list[FaceReading | None]) -> FaceReading | None:
@@ -283,9 +291,7 @@ def _read_crops(image: Halvings, places: list[tuple[float, float, float]]) -> li
         on = pmap > 0
         contrast = float(np.median(pmap[on])) if on.any() else 0.0
         pips = x + 1j * y + z * side / T.FACE_PX
-        reading = FaceReading(value, lead, score, contrast, residual, pips, slant=slant)
-        reading.sharpness = sharpness(crop)
-        out.append(reading)
+        out.append(FaceReading(value, lead, score, contrast, residual, pips, slant=slant, crop=crop))
     return out
 
 
