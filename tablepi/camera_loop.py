@@ -2,8 +2,9 @@
 
 :class:`CameraLoop` reads the camera at its frame rate, keeps the latest frame
 for the web's view, and, while a game with dice wants readings, feeds the
-settle detector (:class:`vision.settle.Settler`, which reads a rest on several
-still frames and marks a die read two ways unsure). Each rest is handed to
+settle detector (:class:`vision.settle.Settler`, which reads a rest on three
+still frames, each in another view, and combines them: a die the frames do not
+together read surely is unsure). Each rest is handed to
 ``on_settled`` with whether the dice were seen moving first; what a reading
 means (the count, the kept dice, a roll) is the running controller's business.
 """

@@ -1,5 +1,8 @@
 """Dice whose top face cannot be read must come out unsure (below SURE), so the table asks for a re-roll.
 
+Each scene is read as the table reads a rest: three still frames, in the three
+views, combined (vision.views).
+
 Rendered scenes (vision.synth): a die cocked against the tray wall, a die half
 hidden under a hand or a dark object, a blurred die, each among sharp flat dice
 whose values must still be read; and frames taken while every die still rolls.
@@ -14,6 +17,7 @@ import pytest
 
 from vision import SURE, Die, read_dice
 from vision.synth import DICE_COLOURS, PlacedDie, rolling_scene, trouble_scene
+from vision.views import read_views
 
 KINDS = ["plain", "wood", "cloth", "speckle", "tray"]
 SEEDS = (0,)  # one scene for every table and colour pair (the suite's time)
@@ -30,7 +34,7 @@ def _frame(trouble: str, kind: str, colour: int, seed: int) -> tuple[int, bool]:
     size = float(rng.uniform(40, 80))
     values = [int(v) for v in rng.integers(1, 7, 3)]
     img, placed, bad = trouble_scene(640, 480, values, size, rng, trouble, kind, [DICE_COLOURS[colour]])
-    sure = [d for d in read_dice(img) if d.confidence >= SURE]
+    sure = [d for d in read_views(read_dice, [img] * 3) if d.confidence >= SURE]
     refused = sum(1 for d in sure if _near(d, bad, 0.75))
     sharp = all(any(_near(d, p, 1 / 3) and d.value == p.value for d in sure) for p in placed)
     return refused, sharp
@@ -52,9 +56,9 @@ def outcomes() -> dict[str, list[tuple[str, int, int, int, bool]]]:
 # Troubled dice read sure all the same, of the 35 scenes of each trouble, as
 # measured: the confidence model refuses too few of them yet (a known limit).
 # Lower these as the reader learns.
-MISSED_AT_MOST = {"cocked": 13, "blurred": 4, "hidden": 4}
+MISSED_AT_MOST = {"cocked": 13, "blurred": 4, "hidden": 2}
 # Scenes with a sharp die beside the troubled one misread or refused, as measured.
-SHARP_WRONG_AT_MOST = {"cocked": 8, "hidden": 8, "blurred": 9}
+SHARP_WRONG_AT_MOST = {"cocked": 5, "hidden": 7, "blurred": 3}
 
 
 @pytest.mark.parametrize("trouble", ["cocked", "hidden", "blurred"])

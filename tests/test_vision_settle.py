@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from vision import SURE, Die
-from vision.settle import READING, ROLLING, Settler, agree
+from vision.settle import READING, ROLLING, Settler
 from vision.synth import background, draw_die
+from vision.views import AS_IS, VIEWS, combine, read_in_view, turned
 
 
 def table(values: list[int], shift: float = 0.0, hand: bool = False) -> np.ndarray:
@@ -107,35 +108,81 @@ def _die(value: int, x: float, confidence: float = 0.9) -> Die:
     return Die(value, [x, 0.0, x + 40.0, 40.0], confidence)
 
 
-def test_frames_that_agree_keep_their_dice_sure() -> None:
-    frames = [[_die(3, 0), _die(5, 100, 0.8)], [_die(3, 2), _die(5, 101, 0.95)], [_die(3, 1), _die(5, 99)]]
-    merged = agree(frames)
-    assert [(d.value, d.confidence) for d in merged] == [(3, 0.9), (5, 0.8)]  # the least sure frame counts
+def test_frames_that_agree_give_their_mean_confidence() -> None:
+    frames = [
+        [_die(3, 0), _die(5, 100, 0.8)],
+        [_die(3, 2), _die(5, 101, 0.95)],
+        [_die(3, 1), _die(5, 99, 0.65)],
+    ]
+    merged = combine(frames)
+    assert [(d.value, round(d.confidence, 3)) for d in merged] == [(3, 0.9), (5, 0.8)]
+    assert merged[0].box == [0.0, 0.0, 40.0, 40.0]  # the first frame's place
 
 
-def test_a_die_read_two_ways_or_not_every_time_is_unsure() -> None:
-    other_value = [[_die(3, 0), _die(5, 100)], [_die(3, 0), _die(6, 100)], [_die(3, 0), _die(5, 100)]]
-    assert [d.confidence >= SURE for d in agree(other_value)] == [True, False]
+def test_a_die_read_another_way_once_is_sure_only_if_the_other_frames_are_very_sure() -> None:
+    once = [[_die(3, 0), _die(5, 100)], [_die(3, 0), _die(6, 100)], [_die(3, 0), _die(5, 100)]]
+    assert [(d.value, d.confidence >= SURE) for d in combine(once)] == [(3, True), (5, True)]
+    doubtful = [[_die(5, 100, 0.7)], [_die(6, 100, 0.9)], [_die(5, 100, 0.7)]]
+    assert [(d.value, d.confidence >= SURE) for d in combine(doubtful)] == [(5, False)]
+    every_way = [[_die(4, 100, 0.99)], [_die(5, 100, 0.99)], [_die(6, 100, 0.99)]]
+    assert [d.confidence >= SURE for d in combine(every_way)] == [False]
+
+
+def test_a_die_not_seen_by_every_frame() -> None:
     missed_once = [[_die(3, 0), _die(5, 100)], [_die(3, 0)], [_die(3, 0), _die(5, 100)]]
-    assert [d.confidence >= SURE for d in agree(missed_once)] == [True, False]
-    seen_late = [[_die(3, 0)], [_die(3, 0), _die(2, 200)], [_die(3, 0)]]
-    merged = agree(seen_late)
-    assert [(d.value, d.confidence >= SURE) for d in merged] == [(3, True), (2, False)]
-    assert agree([]) == []
+    assert [(d.value, d.confidence >= SURE) for d in combine(missed_once)] == [(3, True), (5, True)]
+    missed_unsure = [[_die(3, 0), _die(5, 100, 0.7)], [_die(3, 0)], [_die(3, 0), _die(5, 100, 0.7)]]
+    assert [d.confidence >= SURE for d in combine(missed_unsure)] == [True, False]
+    seen_once = [[_die(3, 0)], [_die(3, 0), _die(2, 200, 1.0)], [_die(3, 0)]]
+    assert [(d.value, d.confidence >= SURE) for d in combine(seen_once)] == [(3, True), (2, False)]
+    assert combine([]) == []
 
 
-def test_a_die_that_flickers_between_frames_is_asked_about() -> None:
-    # A reader that reads the middle die differently on its second frame:
-    # the settled reading holds it unsure, so the table asks instead of playing it.
+def test_a_die_every_frame_reads_differently_is_asked_about() -> None:
+    # A reader that reads the middle die another way on every frame: the
+    # settled reading holds it unsure, so the table asks instead of playing it.
     calls = []
 
     def flicker(frame: np.ndarray) -> list[Die]:
         calls.append(1)
-        return [_die(3, 0), _die(4 if len(calls) == 2 else 5, 100), _die(6, 200)]
+        return [_die(3, 0), _die(3 + len(calls), 100), _die(6, 200)]
 
-    events = run(Settler(still_seconds=0.2, reader=flicker), [table([3, 5, 6])] * 12)
+    events = run(Settler(still_seconds=0.2, reader=flicker, views=[AS_IS]), [table([3, 5, 6])] * 12)
     assert [e.kind for e in events] == [READING]
-    assert [(d.value, d.confidence >= SURE) for d in events[0].dice] == [(3, True), (5, False), (6, True)]
+    assert [(d.value, d.confidence >= SURE) for d in events[0].dice] == [(3, True), (4, False), (6, True)]
+
+
+def test_the_still_frames_are_read_as_is_turned_and_mirrored() -> None:
+    seen = []
+
+    def reader(frame: np.ndarray) -> list[Die]:
+        seen.append(frame.copy())
+        return []
+
+    frame = table([2, 5])
+    run(Settler(still_seconds=0.1, reader=reader), [frame] * 8)
+    assert len(seen) == 3
+    for got, view in zip(seen, VIEWS, strict=True):
+        assert np.array_equal(got, turned(frame, view))
+    assert seen[1].shape == (frame.shape[1], frame.shape[0], 3)
+    with pytest.raises(ValueError):
+        Settler(views=["upside down"])
+    with pytest.raises(ValueError):
+        turned(frame, "upside down")
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_dice_read_in_any_view_are_placed_back_in_the_frame(view: str) -> None:
+    from vision import read_dice
+
+    frame = table([1, 4, 6])
+    as_is = sorted((d.center, d.value) for d in read_dice(frame))
+    back = sorted((d.center, d.value) for d in read_in_view(read_dice, frame, view))
+    assert [v for _, v in back] == [v for _, v in as_is] == [1, 4, 6]
+    # The finder centres a die within a few pixels in any view; a box put back
+    # wrong would be off by a die's width (44 px) or more.
+    for (a, _), (b, _) in zip(as_is, back, strict=True):
+        assert abs(a[0] - b[0]) < 8 and abs(a[1] - b[1]) < 8
 
 
 def test_the_default_reader_does_not_play_a_half_hidden_die() -> None:

@@ -3,15 +3,17 @@
 A :class:`Settler` is fed camera frames with their timestamps. It watches for
 motion by differencing small grey copies of consecutive frames; once nothing
 has moved for ``still_seconds`` it reads the dice on the next few still frames
-(``frames``) and emits one reading in which a die is sure only if every frame
-read it with the same value (:func:`agree`).
+(``frames``), each in the next of ``views`` (the frame as it is, turned a
+quarter, mirrored), and emits one reading combined from them
+(:func:`vision.views.combine`: a die is sure only when the frames together
+are).
 When motion starts again it emits a "rolling" event, and the next rest gives
 the next reading. Hands and dice in motion never produce a reading.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -19,6 +21,7 @@ import numpy as np
 
 from vision import read_dice
 from vision.die import Die
+from vision.views import VIEWS, read_views
 
 ROLLING = "rolling"
 READING = "reading"
@@ -52,12 +55,16 @@ class Settler:
         width: int = 160,
         reader: Callable[[np.ndarray], list[Die]] = read_dice,
         frames: int = 3,
+        views: Sequence[str] = VIEWS,
     ) -> None:
         if still_seconds < 0:
             raise ValueError("still_seconds must not be negative")
         if frames < 1:
             raise ValueError("frames must be 1 or more")
+        if not views or any(v not in VIEWS for v in views):
+            raise ValueError(f"views must be some of: {', '.join(VIEWS)}")
         self.frames = frames
+        self.views = tuple(views)
         self._still: list[np.ndarray] = []
         self.still_seconds = still_seconds
         self.threshold = threshold
@@ -116,7 +123,7 @@ class Settler:
             if len(self._still) >= self.frames:
                 self._read_this_rest = True
                 still, self._still = self._still, []
-                return SettleEvent(READING, t, agree([self._reader(f) for f in still]))
+                return SettleEvent(READING, t, read_views(self._reader, still, self.views))
         return None
 
     def _small(self, frame: np.ndarray) -> np.ndarray:
@@ -126,37 +133,3 @@ class Settler:
         small = cv2.resize(grey, (self.width, height), interpolation=cv2.INTER_AREA)
         # A light blur keeps sensor noise from counting as motion.
         return cv2.GaussianBlur(small, (5, 5), 0)
-
-
-def agree(readings: list[list[Die]]) -> list[Die]:
-    """One reading from readings of the same still dice: the first frame's dice,
-    each sure only if every frame read a die there with the same value.
-
-    A die seen in some frames and not others, or read as another value, is
-    kept with a confidence below ``vision.SURE``, so the table asks about it."""
-    from vision import SURE
-
-    if not readings:
-        return []
-    first, rest = readings[0], readings[1:]
-    out = []
-    for die in first:
-        confidence = die.confidence
-        for other in rest:
-            near = [d for d in other if _same_place(die, d)]
-            if len(near) != 1 or near[0].value != die.value:
-                confidence = min(confidence, SURE / 2)
-            else:
-                confidence = min(confidence, near[0].confidence)
-        out.append(Die(die.value, list(die.box), confidence))
-    # A die that only a later frame saw makes the count doubtful: shown unsure.
-    for other in rest:
-        for d in other:
-            if not any(_same_place(d, o) for o in out):
-                out.append(Die(d.value, list(d.box), min(d.confidence, SURE / 2)))
-    return out
-
-
-def _same_place(a: Die, b: Die) -> bool:
-    side = max(a.box[2] - a.box[0], a.box[3] - a.box[1], 1.0)
-    return abs(a.center[0] - b.center[0]) < side / 2 and abs(a.center[1] - b.center[1]) < side / 2
