@@ -92,7 +92,7 @@ def pip_maps(crop: np.ndarray) -> np.ndarray:
         crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
     centre, k = _pip_shapes(crop.shape[0])
-    face = np.median(lab[centre], axis=0)
+    face = _median(lab[centre])
     d = lab - face
     chroma = T.CHROMA_WEIGHT**2 * (d[:, :, 1] ** 2 + d[:, :, 2] ** 2)
     light = np.stack([np.abs(d[:, :, 0]), np.maximum(0.0, -d[:, :, 0]), np.maximum(0.0, d[:, :, 0])], axis=2)
@@ -130,23 +130,35 @@ _PEAK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 def candidates(strength: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per map of ``strength`` (n, n, maps): the strongest blobs within the die
     (positions relative to its centre, in face pixels) and their strengths."""
-    local = strength == cv2.dilate(strength, _PEAK).reshape(strength.shape)
-    floor = T.PEAK_FLOOR * np.maximum(strength.max(axis=(0, 1)), 1e-6)
-    return [
-        _strongest(strength[:, :, i], local[:, :, i] & (strength[:, :, i] > floor[i]))
-        for i in range(strength.shape[2])
-    ]
-
-
-def _strongest(strength: np.ndarray, peaks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    n = strength.shape[0]
-    ys, xs = np.nonzero(peaks)
+    n, _, maps = strength.shape
+    floor = T.PEAK_FLOOR * np.maximum(strength.reshape(-1, maps).max(axis=0), 1e-6)
+    peaks = (strength == cv2.dilate(strength, _PEAK).reshape(strength.shape)) & (strength > floor)
+    ys, xs, which = np.nonzero(peaks & _within_die(n)[:, :, None])
     z = xs + 1j * ys - (n / 2 - 0.5) * (1 + 1j)
-    b = strength[ys, xs]
-    keep = np.abs(z) <= T.DIE_RADIUS * T.FACE_PX
-    z, b = z[keep], b[keep]
-    order = np.argsort(-b)[: T.CANDIDATES]
-    return z[order], b[order]
+    b = strength[ys, xs, which]
+    out = []
+    for i in range(maps):
+        zi, bi = z[which == i], b[which == i]
+        order = np.argsort(-bi)[: T.CANDIDATES]
+        out.append((zi[order], bi[order]))
+    return out
+
+
+@lru_cache(maxsize=4)
+def _within_die(n: int) -> np.ndarray:
+    """The pixels of an ``n``-pixel crop whose blobs may be the die's pips."""
+    yy, xx = np.mgrid[0:n, 0:n]
+    return np.abs(xx + 1j * yy - (n / 2 - 0.5) * (1 + 1j)) <= T.DIE_RADIUS * T.FACE_PX
+
+
+def _median(values: np.ndarray) -> np.ndarray:
+    """``np.median(values, axis=0)``, without its overhead (it runs for every crop)."""
+    n = len(values)
+    half = n // 2
+    if n % 2:
+        return np.partition(values, half, axis=0)[half]
+    part = np.partition(values, (half - 1, half), axis=0)
+    return (part[half - 1] + part[half]) / 2
 
 
 def _operators(v: int) -> tuple[np.ndarray, np.ndarray]:
@@ -289,7 +301,7 @@ def _read_crops(image: Halvings, places: list[tuple[float, float, float]]) -> li
         crop, maps = crops[j]
         pmap = maps[:, :, i]
         on = pmap > 0
-        contrast = float(np.median(pmap[on])) if on.any() else 0.0
+        contrast = float(_median(pmap[on])) if on.any() else 0.0
         pips = x + 1j * y + z * side / T.FACE_PX
         out.append(FaceReading(value, lead, score, contrast, residual, pips, slant=slant, crop=crop))
     return out

@@ -41,6 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
     )
+    p.add_argument(
+        "--table",
+        action="store_true",
+        help="read each photo as the table reads a rest: three times, as is, turned a quarter and mirrored",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--misread", action="store_true", help="list every die read wrong, missed or made up")
     p.set_defaults(func=_eval)
@@ -145,8 +150,16 @@ def _eval(args: argparse.Namespace) -> int:
     folders = _datasets(args)
     if folders is None:
         return 2
+    read = None
+    if args.table:
+        from vision import read_dice
+        from vision.views import VIEWS, read_views
+
+        def read(image):
+            return read_views(read_dice, [image] * len(VIEWS))
+
     try:
-        results = [evaluate(f, every=args.every) for f in folders]
+        results = [evaluate(f, read=read, every=args.every) for f in folders]
     except (DatasetError, OSError) as exc:
         _err(str(exc))
         return 2
