@@ -101,6 +101,27 @@ def test_eval_prints_a_row_per_dataset_and_their_mean(photos, tmp_path: Path, ca
     assert got["outcomes"]["wrong"] == 1  # one photo read sure and wrong: roll1.png
 
 
+def test_eval_as_the_table_reads_each_photo_in_three_views(
+    photos, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    import vision
+
+    _labelled(photos, tmp_path)
+    shapes = []
+    real = vision.read_dice
+
+    def counting(image: np.ndarray) -> list:
+        shapes.append(image.shape[:2])
+        return real(image)
+
+    monkeypatch.setattr(vision, "read_dice", counting)
+    assert main(["dice", "eval", "--table", "--json", str(tmp_path)]) == 0
+    (got,) = json.loads(capsys.readouterr().out)
+    assert got["die_accuracy"] == pytest.approx(6 / 7)
+    assert got["outcomes"]["wrong"] == 1
+    assert shapes == [(480, 640), (640, 480), (480, 640)] * 3  # as is, turned a quarter, mirrored
+
+
 def test_robust_reads_every_transform(photos, tmp_path: Path, capsys) -> None:
     _labelled(photos, tmp_path)
     assert (
