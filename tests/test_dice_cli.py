@@ -134,6 +134,10 @@ def test_robust_reads_every_transform(photos, tmp_path: Path, capsys) -> None:
     assert set(table) == {"as taken", "scale 2", "gamma 1.6"}
     assert table["as taken"][tmp_path.name] == pytest.approx(6 / 7)
     assert table["scale 2"][tmp_path.name] == pytest.approx(6 / 7)
+    assert main(["dice", "robust", "--json", "--table", "--transform", "rotate 30", str(tmp_path)]) == 0
+    table = json.loads(capsys.readouterr().out)["die_accuracy"]
+    assert table["as taken"][tmp_path.name] == pytest.approx(6 / 7)  # the table's reading of a rest
+    assert table["rotate 30"][tmp_path.name] == pytest.approx(6 / 7)
     assert main(["dice", "robust", "--transform", "sideways", str(tmp_path)]) == 2
     assert "unknown transform 'sideways'" in capsys.readouterr().err
 

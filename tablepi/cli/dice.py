@@ -59,6 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
     )
     p.add_argument("--transform", action="append", metavar="NAME", help="only these transforms (repeatable)")
+    p.add_argument(
+        "--table",
+        action="store_true",
+        help="read each photo as the table reads a rest: three times, as is, turned a quarter and mirrored",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=_robust)
 
@@ -150,16 +155,8 @@ def _eval(args: argparse.Namespace) -> int:
     folders = _datasets(args)
     if folders is None:
         return 2
-    read = None
-    if args.table:
-        from vision import read_dice
-        from vision.views import VIEWS, read_views
-
-        def read(image):
-            return read_views(read_dice, [image] * len(VIEWS))
-
     try:
-        results = [evaluate(f, read=read, every=args.every) for f in folders]
+        results = [evaluate(f, read=_reader(args), every=args.every) for f in folders]
     except (DatasetError, OSError) as exc:
         _err(str(exc))
         return 2
@@ -178,6 +175,19 @@ def _eval(args: argparse.Namespace) -> int:
                 print(f"  {row['bin']}: {row['readings']:5d}  {row['confidence']:.3f}  {row['right']:.3f}")
     print(_table(results))
     return 0
+
+
+def _reader(args: argparse.Namespace):
+    """The whole reader on one photo, or with ``--table`` the table's reading of a rest."""
+    if not getattr(args, "table", False):
+        return None
+    import vision
+    from vision.views import VIEWS, read_views
+
+    def read(image):
+        return read_views(vision.read_dice, [image] * len(VIEWS))
+
+    return read
 
 
 def _as_json(r) -> dict:
@@ -238,13 +248,13 @@ def _robust(args: argparse.Namespace) -> int:
     try:
         base = {}
         for f in folders:
-            r = evaluate(f, every=args.every)
+            r = evaluate(f, read=_reader(args), every=args.every)
             base[r.name] = r.figures["die_accuracy"]
         table["as taken"] = base
         for name in names:
             row = {}
             for f in folders:
-                r = evaluate(f, every=args.every, transform=TRANSFORMS[name])
+                r = evaluate(f, read=_reader(args), every=args.every, transform=TRANSFORMS[name])
                 row[r.name] = r.figures["die_accuracy"]
             table[name] = row
             if not args.json:
