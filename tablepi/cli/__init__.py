@@ -15,6 +15,16 @@ import sys
 from collections.abc import Sequence
 
 
+def log_to_stderr(level: str) -> None:
+    """Log at ``level`` (a name such as "INFO") to standard error, as the
+    long-running commands do: systemd's journal keeps what they write there."""
+    import logging
+
+    logging.basicConfig(
+        level=getattr(logging, level), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablepi", description="TablePi games-table controller")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -15,6 +15,8 @@ import sys
 import threading
 from pathlib import Path
 
+from tablepi.cli import log_to_stderr
+
 log = logging.getLogger("tablepi")
 
 
@@ -61,11 +63,7 @@ def web_address(host: str, port: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(
-        level=getattr(logging, args.log_level),
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    log_to_stderr(args.log_level)
     from tablepi.config import ConfigError, load_config
 
     try:

@@ -16,6 +16,8 @@ import sys
 import threading
 from pathlib import Path
 
+from tablepi.cli import log_to_stderr
+
 log = logging.getLogger("tablepi")
 
 DEFAULT_WEB_PORT = 8090
@@ -47,11 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(
-        level=getattr(logging, args.log_level),
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    log_to_stderr(args.log_level)
     from tablepi.config import broker_host
 
     try:
