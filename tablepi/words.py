@@ -77,3 +77,13 @@ def action_words(action: str | None) -> str:
     if not action:
         return ""
     return ACTION_WORDS.get(action, action.replace("_", " "))
+
+
+def keep_words(keep: dict) -> str:
+    """A keep the advice suggests ({"keep": [5, 5, 5], "stop": False}), as a
+    player says it: "Keep 5 5 5", "Roll all again" or "Play this roll"."""
+    if keep.get("stop"):
+        return "Play this roll"
+    if keep.get("keep"):
+        return "Keep " + " ".join(str(v) for v in keep["keep"])
+    return "Roll all again"

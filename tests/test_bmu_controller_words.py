@@ -106,3 +106,11 @@ def test_the_advice_reads_the_public_state_as_it_reads_the_game(tmp_path: Path) 
     table.submit({"type": "choose", "option": 0})
     state = table.public_state()["game"]["state"]
     assert Position.from_public(state) == Position.from_game(table._game)
+
+
+def test_a_keep_is_worded_the_same_on_the_phone_the_tv_and_the_oled() -> None:
+    from tablepi.words import keep_words
+
+    assert keep_words({"keep": [5, 5, 5], "stop": False}) == "Keep 5 5 5"
+    assert keep_words({"keep": [], "stop": False}) == "Roll all again"
+    assert keep_words({"keep": [2, 3, 4, 5, 6], "stop": True}) == "Play this roll"

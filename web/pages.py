@@ -18,13 +18,14 @@ import segno
 from flask import Blueprint, abort, current_app, render_template, request
 from markupsafe import Markup
 
-from tablepi.words import action_words, command_words, plain
+from tablepi.words import action_words, command_words, keep_words, plain
 from web import tvsettings
 
 bp = Blueprint("pages", __name__)
 bp.add_app_template_filter(plain, "plain")
 bp.add_app_template_filter(action_words, "action_words")
 bp.add_app_template_filter(command_words, "command_words")
+bp.add_app_template_filter(keep_words, "keep_words")
 
 LIVE_VIEWS = ("phone", "tv")
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from tablepi.games.errors import RuleError
 from tablepi.table import CommandError
-from tablepi.words import COMMAND_WORDS
+from tablepi.words import COMMAND_WORDS, keep_words
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +101,8 @@ def best_keep_words(state: dict[str, Any]) -> list[str]:
         chosen = next((c["option"] for c in advice.play if c["type"] == "choose"), None)
         options = state.get("options", [])
         what = "end the turn" if chosen is None else "play " + short_option(options[chosen])
-    elif not best.keep:
-        what = "roll all again"
     else:
-        what = "keep " + " ".join(map(str, best.keep))
+        what = keep_words({"keep": best.keep}).lower()
     return ["Best:", what, f"wins {best.win:.0%}" if best.win >= 0.005 else f"worth {best.value:.1f}"]
 
 
