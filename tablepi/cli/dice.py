@@ -1,11 +1,17 @@
-"""`tablepi dice read|eval|calibrate`: read dice photos, score a labelled set, check the camera regions."""
+"""`tablepi dice read|eval|robust|empty|calibrate`: read dice photos, score the reader on
+labelled sets, check the camera regions."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CAMERA_WAIT_SECONDS = 5.0
 
@@ -41,11 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
     )
-    p.add_argument(
-        "--table",
-        action="store_true",
-        help="read each photo as the table reads a rest: three times, as is, turned a quarter and mirrored",
-    )
+    _table_option(p)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--misread", action="store_true", help="list every die read wrong, missed or made up")
     p.set_defaults(func=_eval)
@@ -59,11 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
     )
     p.add_argument("--transform", action="append", metavar="NAME", help="only these transforms (repeatable)")
-    p.add_argument(
-        "--table",
-        action="store_true",
-        help="read each photo as the table reads a rest: three times, as is, turned a quarter and mirrored",
-    )
+    _table_option(p)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=_robust)
 
@@ -177,7 +175,15 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reader(args: argparse.Namespace):
+def _table_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--table",
+        action="store_true",
+        help="read each photo as the table reads a rest: three times, as is, turned a quarter and mirrored",
+    )
+
+
+def _reader(args: argparse.Namespace) -> Callable[[np.ndarray], list] | None:
     """The whole reader on one photo, or with ``--table`` the table's reading of a rest."""
     if not getattr(args, "table", False):
         return None
