@@ -188,3 +188,9 @@ def page_errors(page: Any) -> list[str]:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     return errors
+
+
+# Viewports: a phone in portrait, the TV, a desktop browser.
+PHONE = {"width": 390, "height": 844}
+TV = {"width": 1920, "height": 1080}
+DESKTOP = {"width": 1280, "height": 860}

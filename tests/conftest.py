@@ -19,3 +19,27 @@ def shared_dir() -> Path:
             pytest.fail(f"{SHARED} is missing; CI must have ../shared beside the project")
         pytest.skip(f"{SHARED} not present")
     return SHARED
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory):
+    """A simulated table of the module's own (``tablepi run --simulate``), for
+    the browser tests; a module that needs another table defines its own."""
+    from browser_support import TablePiProcess, require_browser
+
+    require_browser()
+    proc = TablePiProcess(tmp_path_factory.mktemp("table")).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(table):
+    """Headless Chromium for the module, started once its table is up."""
+    from browser_support import launch
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()

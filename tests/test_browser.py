@@ -14,30 +14,16 @@ import time
 import cv2
 import numpy as np
 import pytest
-from browser_support import TablePiProcess, launch, page_errors, require_browser, screenshot, sign_in
+from browser_support import (
+    PHONE,
+    TV,
+    TablePiProcess,
+    page_errors,
+    screenshot,
+    sign_in,
+)
 
 pytestmark = pytest.mark.browser
-
-PHONE = {"width": 390, "height": 844}
-TV = {"width": 1920, "height": 1080}
-
-
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    require_browser()
-    proc = TablePiProcess(tmp_path_factory.mktemp("table")).start()
-    yield proc
-    proc.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(table):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

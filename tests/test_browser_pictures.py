@@ -13,32 +13,19 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_support import ROOT, SCREENSHOTS, TablePiProcess, launch, page_errors, require_browser, sign_in
+from browser_support import (
+    DESKTOP,
+    PHONE,
+    ROOT,
+    SCREENSHOTS,
+    TV,
+    page_errors,
+    sign_in,
+)
 
 pytestmark = pytest.mark.browser
 
 PICTURES = SCREENSHOTS / "readme"
-PHONE = {"width": 390, "height": 844}
-TV = {"width": 1920, "height": 1080}
-DESKTOP = {"width": 1280, "height": 860}
-
-
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    require_browser()
-    proc = TablePiProcess(tmp_path_factory.mktemp("table")).start()
-    yield proc
-    proc.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(table):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def page_for(browser, viewport: dict, phone: bool = False):

@@ -11,29 +11,9 @@ import urllib.error
 import urllib.request
 
 import pytest
-from browser_support import TablePiProcess, launch, page_errors, require_browser, sign_in
+from browser_support import PHONE, page_errors, sign_in
 
 pytestmark = pytest.mark.browser
-
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    require_browser()
-    proc = TablePiProcess(tmp_path_factory.mktemp("table")).start()
-    yield proc
-    proc.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(table):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

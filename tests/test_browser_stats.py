@@ -10,16 +10,13 @@ import random
 from collections import Counter
 
 import pytest
-from browser_support import TablePiProcess, launch, page_errors, require_browser, screenshot
+from browser_support import PHONE, TV, TablePiProcess, page_errors, screenshot
 
 from tablepi.games.beam_me_up.game import BeamMeUp
 from tablepi.games.beam_me_up.options import TABLE
 from tablepi.games.beam_me_up.randomplay import random_command
 
 pytestmark = pytest.mark.browser
-
-PHONE = {"width": 390, "height": 844}
-TV = {"width": 1920, "height": 1080}
 
 
 class Played:
@@ -63,14 +60,6 @@ class Played:
 
 
 @pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    require_browser()
-    proc = TablePiProcess(tmp_path_factory.mktemp("table")).start()
-    yield proc
-    proc.stop()
-
-
-@pytest.fixture(scope="module")
 def played(table):
     rng = random.Random(31)
     counts = Played()
@@ -79,16 +68,6 @@ def played(table):
     table.command({"type": "add", "player": 0, "collection": "open", "bean": "Bohrion", "cards": [2, 6]})
     counts.game(table, rng, ["Ann", "Ben", "Cat"])  # game 3: played to the win, still on the table
     return counts
-
-
-@pytest.fixture(scope="module")
-def browser(table):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def new_page(browser, viewport, phone=False):

@@ -17,15 +17,21 @@ import json
 import time
 
 import pytest
-from browser_support import TablePiProcess, launch, page_errors, require_browser, screenshot, sign_in
+from browser_support import (
+    PHONE,
+    TV,
+    TablePiProcess,
+    page_errors,
+    require_browser,
+    screenshot,
+    sign_in,
+)
 
 from tablepi.games.beam_me_up.advice import Advisor, Position
 from tablepi.games.beam_me_up.options import SORTED_ROLLS
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"width": 390, "height": 844}
-TV = {"width": 1920, "height": 1080}
 STEP = 0.25
 MAX_TURNS = 40
 
@@ -37,16 +43,6 @@ def table(tmp_path_factory):
     proc = TablePiProcess(tmp_path_factory.mktemp("table"), args=args).start()
     yield proc
     proc.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(table):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def new_page(browser, viewport, **kwargs):
