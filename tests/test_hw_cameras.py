@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
+from waiting import until
 
 from hardware import cameras
 from hardware.cameras import (
@@ -186,15 +187,6 @@ class Flaky(Camera):
         return (40, 30)
 
 
-def wait_for(predicate, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
-
-
 def test_failing_source_is_reopened_and_reported():
     events: list[tuple[str, str]] = []
     Flaky.opened = 0
@@ -207,10 +199,10 @@ def test_failing_source_is_reopened_and_reported():
         max_backoff=0.05,
     )
     try:
-        assert wait_for(lambda: [k for k, _ in events][:2] == ["lost", "restored"])
+        assert until(lambda: [k for k, _ in events][:2] == ["lost", "restored"])
         assert "read failed" in events[0][1]
         assert Flaky.opened >= 4  # first open, two refused reopenings, then success
-        assert wait_for(lambda: (f := cam.read()) is not None and f[0, 0, 0] >= 4)
+        assert until(lambda: (f := cam.read()) is not None and f[0, 0, 0] >= 4)
         assert cam.reopens >= 1
     finally:
         cam.close()
@@ -226,7 +218,7 @@ def test_read_returns_none_while_lost_and_never_raises():
     )
     try:
         assert cam.read() is None
-        assert wait_for(lambda: events == ["lost"])
+        assert until(lambda: events == ["lost"], timeout=5.0)
         time.sleep(0.1)
         assert events == ["lost"]  # reported once, not on every retry
         assert not cam.connected

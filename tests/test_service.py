@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from waiting import until
 
 from tablepi.config import Config
 from tablepi.service import Service, controller_class
@@ -20,15 +21,6 @@ from tablepi.store import DB_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 BMU = {"players": [{"name": "Ann"}, {"name": "Ben"}]}
-
-
-def _wait(predicate, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 @pytest.fixture
@@ -42,7 +34,7 @@ def service(tmp_path: Path):
 def test_start_screen_pin_and_health(service: Service, tmp_path: Path) -> None:
     assert service.pin.isdigit() and len(service.pin) == 6
     assert (tmp_path / "pin").stat().st_mode & 0o777 == 0o600
-    assert _wait(lambda: service.display.screen == "start")
+    assert until(lambda: service.display.screen == "start")
     health = service.health()
     assert health["ok"] is True and health["game"] is None and health["problems"] == []
     assert health["buttons"]["available"] is True
@@ -50,40 +42,40 @@ def test_start_screen_pin_and_health(service: Service, tmp_path: Path) -> None:
 
 def test_buttons_drive_the_beam_me_up_controller(service: Service) -> None:
     service.table.start_game("beam_me_up", BMU)
-    assert _wait(lambda: type(service.controller).__name__ == "BeamMeUpController")
+    assert until(lambda: type(service.controller).__name__ == "BeamMeUpController")
     # Ben's starting advantage: one column, picked with C (next) and A (take).
     service.press("C")
     service.press("A")
-    assert _wait(lambda: service.table.seq == 1)
+    assert until(lambda: service.table.seq == 1)
     state = service.table.public_state()
     assert state["game"]["last"]["source"] == "button"
     assert state["game"]["state"]["players"][1]["counters"]["2"] == 1
     service.table.submit({"type": "roll", "dice": [3, 3, 3, 5, 6]}, "web")
     service.press("A")  # show the options
-    assert _wait(lambda: service.display.screen == "options")
+    assert until(lambda: service.display.screen == "options")
     service.press("A")  # take the first: triplet of 3s
-    assert _wait(lambda: service.table.seq == 3)
+    assert until(lambda: service.table.seq == 3)
     service.press("A")  # move its only part
-    assert _wait(lambda: service.table.seq == 4)
+    assert until(lambda: service.table.seq == 4)
     view = service.table.public_state()["game"]["state"]
     assert view["players"][0]["counters"]["3"] == 2
     assert view["turn"]["name"] == "Ben"
     service.press("A", long=True)  # undo
-    assert _wait(lambda: service.table.seq == 5)
+    assert until(lambda: service.table.seq == 5)
     assert service.table.public_state()["game"]["state"]["phase"] == "moving"
 
 
 def test_controller_follows_the_game_kind(service: Service) -> None:
     service.table.start_game("outer_space", {"players": [f"P{i}" for i in range(6)]})
-    assert _wait(lambda: service.controller is not None and service.controller.kind == "outer_space")
+    assert until(lambda: service.controller is not None and service.controller.kind == "outer_space")
     service.table.submit({"type": "end_game"}, "web")
-    assert _wait(lambda: service.controller is None and service.display.screen == "start")
+    assert until(lambda: service.controller is None and service.display.screen == "start")
 
 
 def test_display_events_say_nothing_of_the_coin(service: Service) -> None:
     sub = service.table.subscribe()
     service.table.start_game("outer_space", {"players": [f"P{i}" for i in range(6)]})
-    assert _wait(lambda: service.controller is not None and service.controller.kind == "outer_space")
+    assert until(lambda: service.controller is not None and service.controller.kind == "outer_space")
     assert service.wait_idle()
     before = service.display.version
 
@@ -91,7 +83,7 @@ def test_display_events_say_nothing_of_the_coin(service: Service) -> None:
         event = sub.get(0.1)
         return event is not None and event.type == "display" and event.data["version"] == version
 
-    assert _wait(lambda: heard(before), timeout=5)
+    assert until(lambda: heard(before), timeout=5)
     service.press("B")  # the danger coin, on the OLED only
     assert service.display.secret
     while sub.get(0) is not None:
@@ -234,7 +226,7 @@ def test_event_ids_keep_rising_across_restarts(tmp_path: Path) -> None:
 def test_a_lost_camera_is_reported_and_the_controller_told(service: Service) -> None:
     sub = service.table.subscribe()
     service.table.start_game("beam_me_up", BMU)
-    assert _wait(lambda: service.controller is not None)
+    assert until(lambda: service.controller is not None)
     service._camera_event("lost", "camera: no frame for 1.0 s")
     assert service.wait_idle()
     assert service.health()["camera"]["state"] == "lost"
@@ -280,7 +272,7 @@ def test_close_stops_the_camera_and_frees_the_pins(tmp_path: Path) -> None:
 
     service = Service(Config(data_dir=tmp_path), tmp_path, simulate=True)
     service.start("http://192.0.2.7:8080/")
-    assert _wait(lambda: any(t.name.endswith("-grabber") for t in threading.enumerate()))
+    assert until(lambda: any(t.name.endswith("-grabber") for t in threading.enumerate()))
     service.close()
     # A grabber left running keeps calling OpenCV while the interpreter exits,
     # which aborts the process (exit status 134) after every test has passed.

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import until
 
 from hardware.display import TableDisplay
 from tablepi.config import Config, ConfigError, from_dict
@@ -262,23 +263,25 @@ def test_a_restart_and_a_resumed_game_keep_the_seat_kind(tmp_path: Path) -> None
 # -- the service: its thread, the camera and the buttons -----------------------------------
 
 
-def _wait(predicate, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
+def _started_service(tmp_path: Path, step_seconds: float) -> Service:
+    """A simulated table's service without a camera, its table player seeded."""
+    svc = Service(
+        Config(data_dir=tmp_path),
+        tmp_path,
+        simulate=True,
+        camera=False,
+        table_seed=5,
+        table_step_seconds=step_seconds,
+    )
+    svc.start()
+    return svc
 
 
 def test_the_service_s_table_player_plays_a_game_alone_on_its_thread(tmp_path: Path) -> None:
-    svc = Service(
-        Config(data_dir=tmp_path), tmp_path, simulate=True, camera=False, table_seed=5, table_step_seconds=0
-    )
-    svc.start()
+    svc = _started_service(tmp_path, step_seconds=0)
     try:
         svc.table.start_game("beam_me_up", ALL_TABLE)
-        assert _wait(lambda: _view(svc.table)["finished"]), _view(svc.table)["last_effects"]
+        assert until(lambda: _view(svc.table)["finished"], timeout=30.0), _view(svc.table)["last_effects"]
         assert svc.table_player.thread.is_alive()
     finally:
         svc.close()
@@ -286,21 +289,18 @@ def test_the_service_s_table_player_plays_a_game_alone_on_its_thread(tmp_path: P
 
 
 def test_the_service_paces_the_steps_and_stops_on_an_undo(tmp_path: Path) -> None:
-    svc = Service(
-        Config(data_dir=tmp_path), tmp_path, simulate=True, camera=False, table_seed=5, table_step_seconds=0.3
-    )
-    svc.start()
+    svc = _started_service(tmp_path, step_seconds=0.3)
     try:
         svc.table.start_game("beam_me_up", ALL_TABLE)
         started = time.monotonic()
-        assert _wait(lambda: svc.table.seq >= 3)
+        assert until(lambda: svc.table.seq >= 3, timeout=30.0)
         assert time.monotonic() - started >= 0.8  # three steps, 0.3 s apart at least
         svc.table.submit({"type": "undo"}, "web")
         seq = svc.table.seq
         time.sleep(0.8)
         assert svc.table.seq == seq  # it waits
         assert svc.play_on()
-        assert _wait(lambda: svc.table.seq > seq)
+        assert until(lambda: svc.table.seq > seq, timeout=30.0)
     finally:
         svc.close()
 
