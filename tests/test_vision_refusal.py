@@ -17,7 +17,7 @@ import pytest
 
 from vision import SURE, Die, read_dice
 from vision.synth import DICE_COLOURS, PlacedDie, rolling_scene, trouble_scene
-from vision.views import read_views
+from vision.views import read_rest
 
 KINDS = ["plain", "wood", "cloth", "speckle", "tray"]
 SEEDS = (0,)  # one scene for every table and colour pair (the suite's time)
@@ -34,7 +34,7 @@ def _frame(trouble: str, kind: str, colour: int, seed: int) -> tuple[int, bool]:
     size = float(rng.uniform(40, 80))
     values = [int(v) for v in rng.integers(1, 7, 3)]
     img, placed, bad = trouble_scene(640, 480, values, size, rng, trouble, kind, [DICE_COLOURS[colour]])
-    sure = [d for d in read_views(read_dice, [img] * 3) if d.confidence >= SURE]
+    sure = [d for d in read_rest(img) if d.confidence >= SURE]
     refused = sum(1 for d in sure if _near(d, bad, 0.75))
     sharp = all(any(_near(d, p, 1 / 3) and d.value == p.value for d in sure) for p in placed)
     return refused, sharp

@@ -187,13 +187,9 @@ def _reader(args: argparse.Namespace) -> Callable[[np.ndarray], list] | None:
     """The whole reader on one photo, or with ``--table`` the table's reading of a rest."""
     if not getattr(args, "table", False):
         return None
-    import vision
-    from vision.views import VIEWS, read_views
+    from vision.views import read_rest
 
-    def read(image):
-        return read_views(vision.read_dice, [image] * len(VIEWS))
-
-    return read
+    return read_rest
 
 
 def _as_json(r) -> dict:
