@@ -165,6 +165,29 @@ def test_finding_11_one_client_cannot_take_every_live_view(table):
         s.close()
 
 
+def test_a_device_that_leaves_its_pages_gets_its_live_views_back_at_once(table):
+    # A phone moving from page to page leaves a stream behind each time; the
+    # server must free each slot when the page goes, not at its next heartbeat.
+    held = [_stream(table, "127.0.0.6")[0] for _ in range(6)]
+    sock, data = _stream(table, "127.0.0.6")
+    assert b"too many live views" in data
+    sock.close()
+    for s in held:
+        s.close()
+    left = time.monotonic()
+    for _ in range(6):
+        while True:
+            sock, data = _stream(table, "127.0.0.6")
+            held.append(sock)
+            if b"too many" not in data:
+                break
+            assert time.monotonic() - left < 5, "the closed streams still hold their slots"
+            time.sleep(0.2)
+        assert b"event: state" in data
+    for s in held:
+        s.close()
+
+
 def test_finding_5_text_no_page_can_print_is_refused(table):
     body = b'{"type":"new_game","kind":"outer_space","settings":{"players":["Ann","\\ud800","Cat","Dan"]}}'
     status, _, reply = table.request("POST", "/api/commands", body, pin=True)

@@ -198,7 +198,7 @@ def test_viewers_beyond_the_limit_are_asked_to_come_back(service):
     messages = parse_sse(busy.data)
     assert messages[0] == {"retry": "15000"}
     assert messages[1]["event"] == "state"
-    assert messages[2]["event"] == "error" and "too many live viewers" in messages[2]["data"]
+    assert messages[2]["event"] == "busy" and "too many live viewers" in messages[2]["data"]
     first.close()
     third = Stream(client)
     assert third.next() == {"retry": "2000"}

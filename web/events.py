@@ -5,14 +5,16 @@ browser sends ``Last-Event-ID`` and gets what it missed from the table's
 recent history; when that history no longer reaches back far enough, or the
 viewer fell so far behind that its queue overflowed, it gets a fresh "state"
 event instead, so a viewer is never left showing a stale table. An idle
-stream carries a comment line every ``SSE_HEARTBEAT`` seconds so proxies and
-the server notice a vanished client.
+stream carries a comment line every ``SSE_HEARTBEAT`` seconds so proxies
+keep it open; a viewer that leaves (a phone moving to another page) frees its
+slot within a second, since the server asks whether the client is still there.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,6 +26,8 @@ from web import get_service
 bp = Blueprint("events", __name__)
 
 BUSY_RETRY_MS = 15_000
+# How often an idle stream asks whether its viewer is still connected.
+GONE_CHECK_SECONDS = 1.0
 
 
 def format_event(type_: str, data: Any, event_id: int | None = None) -> bytes:
@@ -54,11 +58,13 @@ def stream(
     display: Callable[[], int | None] | None = None,
     encoded: EncodedEvents | None = None,
     streams: StreamCount | None = None,
+    gone: Callable[[], bool] | None = None,
 ) -> Iterator[bytes]:
     """The stream's messages. ``display`` gives the OLED mirror's version
     (see ``web.device``): "display" events carry that version instead of the
     display's own redraw count, and are left out when the mirrored image has
-    not changed."""
+    not changed. ``gone`` says whether the viewer has disconnected; the
+    stream ends soon after it does instead of at its next write."""
     # Subscribe before reading history or state, so nothing published in
     # between is lost; duplicates are skipped by id below.
     encoded = encoded if encoded is not None else EncodedEvents()
@@ -78,19 +84,29 @@ def stream(
             if message is not None:
                 yield message
             sent = max(sent, event.id)
+        wait = min(heartbeat, GONE_CHECK_SECONDS) if gone is not None else heartbeat
+        written = checked = time.monotonic()
         while True:
-            event = sub.get(timeout=heartbeat)
+            event = sub.get(timeout=wait)
+            now = time.monotonic()
+            if sub.closed:
+                return  # the server is shutting down
+            if gone is not None and now - checked >= wait:
+                checked = now
+                if gone():
+                    return  # the viewer left
+            message = None
             if event is None:
-                if sub.closed:
-                    return  # the server is shutting down
-                yield b": keep-alive\n\n"
+                if now - written >= heartbeat:
+                    message = b": keep-alive\n\n"
             elif event.type == "missed":
-                yield _state_event(table)
+                message = _state_event(table)
             elif event.id > sent:
                 message = _render(event, display, encoded)
-                if message is not None:
-                    yield message
                 sent = event.id
+            if message is not None:
+                written = now
+                yield message
     finally:
         if streams is not None:
             streams.untrack(sub)
@@ -209,7 +225,7 @@ def _busy(table: Any, message: str) -> Iterator[bytes]:
     # A short answer the browser retries by itself later, with the state meanwhile.
     yield f"retry: {BUSY_RETRY_MS}\n\n".encode()
     yield _state_event(table)
-    yield format_event("error", {"message": message})
+    yield format_event("busy", {"message": message})
 
 
 @bp.get("/api/events")
@@ -239,6 +255,7 @@ def events():
                 _display_version(service, current_app.extensions["tablepi.oled"]),
                 current_app.extensions["tablepi.encoded"],
                 count,
+                request.environ.get("waitress.client_disconnected"),
             ),
             count,
             client,

@@ -188,6 +188,9 @@ def make_server(
         max_request_body_size=_max_body(app),
         max_request_header_size=MAX_HEADER_BYTES,
         ident="tablepi",
+        # Waitress keeps reading a connection while its request runs, so an
+        # event stream learns within a second that its viewer has gone.
+        channel_request_lookahead=1,
         clear_untrusted_proxy_headers=True,
     )
     channel, maintenance = _guarded_channel(BaseWSGIServer.channel_class, per_client, request_seconds)

@@ -56,12 +56,14 @@
     // The TV says so: the table keeps a live-view slot for it.
     var es = new EventSource("/api/events" + (body.getAttribute("data-view") === "tv" ? "?view=tv" : ""));
     var opened = false;
+    var refused = false;
     es.onopen = function () {
+      refused = false;
       setStatus("online", "live");
       if (opened) refresh();
       opened = true;
     };
-    es.onerror = function () { setStatus("offline", "reconnecting…"); };
+    es.onerror = function () { if (!refused) setStatus("offline", "reconnecting…"); };
     ["state", "missed", "timer", "settings", "table_player"].forEach(function (t) { es.addEventListener(t, refresh); });
     es.addEventListener("rolling", function () { body.classList.add("rolling"); });
     es.addEventListener("reading", function (ev) {
@@ -95,12 +97,24 @@
     es.addEventListener("refused", function (ev) {
       try { showNotice("The table: " + JSON.parse(ev.data).message, "warn"); } catch (e) { /* keep going */ }
     });
+    // Refused a live view for now (too many open): not live, and the browser retries later.
+    es.addEventListener("busy", function (ev) {
+      var text = "busy";
+      try { text = JSON.parse(ev.data).message || text; } catch (e) { /* keep going */ }
+      refused = true;
+      setStatus("offline", text);
+    });
     es.addEventListener("error", function (ev) {
       if (!ev.data) return;  // a connection error, handled by onerror
       try { showNotice(JSON.parse(ev.data).message || ev.data, "warn"); } catch (e) { showNotice(ev.data, "warn"); }
     });
     TP.events = es;
   }
+
+  // Leaving the page ends its stream at once, so its slot is free for the next
+  // page; a page restored from the browser's cache connects again.
+  window.addEventListener("pagehide", function () { if (TP.events) TP.events.close(); });
+  window.addEventListener("pageshow", function (ev) { if (ev.persisted) connect(); });
 
   function showNotice(text, cls) {
     var el = document.getElementById("notice");
