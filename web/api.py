@@ -33,7 +33,7 @@ from tablepi.games.errors import RuleError
 from tablepi.store import StoreError
 from tablepi.table import CommandError
 from web import get_service
-from web.auth import check_pin
+from web.auth import check_json_change
 from web.commands import Malformed, parse
 from web.errors import error_response
 
@@ -55,12 +55,9 @@ def state():
 
 @bp.post("/api/commands")
 def commands():
-    refused = check_pin()
+    refused = check_json_change()
     if refused is not None:
         return refused
-    if not request.is_json:
-        # Also keeps out cross-site HTML forms, which cannot send this type.
-        return error_response(400, "send the command as JSON (Content-Type: application/json)")
     table = get_service().table
     try:
         command = parse(request.get_data(cache=False), getattr(table, "kind", None))
@@ -90,11 +87,9 @@ def camera():
 
 @bp.post("/api/table-player/continue")
 def table_player_continue():
-    refused = check_pin()
+    refused = check_json_change("the request")
     if refused is not None:
         return refused
-    if not request.is_json:
-        return error_response(400, "send JSON (Content-Type: application/json)")
     play_on = getattr(get_service(), "play_on", None)
     if play_on is None or not play_on():
         return error_response(409, "the table is not waiting to play on", rule="table-player")

@@ -294,6 +294,15 @@ def check_pin() -> Response | None:
     return _check(header.strip())
 
 
+def check_json_change(what: str = "the command") -> Response | None:
+    """``check_pin``, then that the body is JSON: a cross-site HTML form cannot
+    send that type, so a page elsewhere cannot change the table for a signed-in guest."""
+    refused = check_pin()
+    if refused is None and not request.is_json:
+        refused = error_response(400, f"send {what} as JSON (Content-Type: application/json)", rule="request")
+    return refused
+
+
 @bp.post("/api/login")
 def login():
     body = request.get_json(silent=True)  # None unless sent as application/json

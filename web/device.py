@@ -29,7 +29,7 @@ from PIL import Image
 from tablepi.service import Busy
 from tablepi.store import StoreError
 from web import get_service
-from web.auth import check_pin
+from web.auth import check_json_change, check_pin
 from web.errors import error_response
 
 bp = Blueprint("device", __name__)
@@ -111,12 +111,7 @@ def _check_device_access() -> Response | None:
     must be JSON, which an HTML form on another site cannot send."""
     if request.endpoint == "device.info":
         return None  # the display's version number only, which any viewer's event stream carries too
-    refused = check_pin()
-    if refused is not None:
-        return refused
-    if request.method == "POST" and not request.is_json:
-        return error_response(400, "send JSON (Content-Type: application/json)", rule="request")
-    return None
+    return check_json_change("the request") if request.method == "POST" else check_pin()
 
 
 def _json_object() -> dict[str, Any] | Response:

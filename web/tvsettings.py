@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, jsonify, request
 
 from web import get_service
-from web.auth import check_pin
+from web.auth import check_json_change
 from web.errors import error_response
 
 FILE = "tv-settings.json"
@@ -52,10 +52,10 @@ def current():
 
 @bp.post("/api/tv-settings")
 def change():
-    refused = check_pin()
+    refused = check_json_change("the setting")
     if refused is not None:
         return refused
-    data = request.get_json(silent=True) if request.is_json else None
+    data = request.get_json(silent=True)
     if not isinstance(data, dict) or set(data) != {"odds"} or not isinstance(data["odds"], bool):
         return error_response(400, 'send {"odds": true} or {"odds": false}')
     service = get_service()
