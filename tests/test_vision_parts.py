@@ -52,6 +52,27 @@ def test_a_die_seen_on_two_levels_is_taken_from_the_level_whose_octave_holds_it(
     assert finder._suppress([(beyond, False)]) == [beyond]
 
 
+@pytest.mark.parametrize("inner_is_a_die", [False, True])
+def test_only_a_likely_die_makes_a_larger_spot_a_cluster(monkeypatch, inner_is_a_die: bool) -> None:
+    from vision import confidence, reader
+    from vision.confidence import Grade
+
+    # A die read as a 5, and inside it a half-size spot that is neither on its pips nor pip-sized.
+    big = Spot(100, 100, 60, 0.9)
+    inner = Spot(115, 100, 30, 0.5)
+    pips = np.array([100 + 100j, 88 + 88j, 112 + 88j, 112 + 112j, 88 + 112j])
+    read_big = face.FaceReading(5, 8.0, -1.0, 40.0, 0.1, pips)
+    read_inner = face.FaceReading(1, 2.0, -3.0, 10.0, 0.1, np.array([115 + 100j]))
+    monkeypatch.setattr(reader, "_read_spots", lambda image: [(big, read_big), (inner, read_inner)])
+    likely = {id(big): 0.99, id(inner): 0.9 if inner_is_a_die else 0.1}
+    monkeypatch.setattr(confidence, "grade", lambda spot, r: Grade(likely[id(spot)], likely[id(spot)]))
+    dice = reader.read_dice(np.zeros((200, 200, 3), np.uint8))
+    if inner_is_a_die:
+        assert [d.value for d in dice] == [1]  # the large spot was a cluster of dice
+    else:
+        assert [d.value for d in dice] == [5]  # what is no die leaves the die alone
+
+
 @pytest.mark.parametrize("value", range(2, 7))
 @pytest.mark.parametrize("slant", [1.0, 0.7])
 def test_a_layout_fits_its_own_pips_exactly(value: int, slant: float) -> None:

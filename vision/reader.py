@@ -28,11 +28,10 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
 
 def read_dice(image: np.ndarray) -> list[Die]:
     """Every die whose top face shows in ``image``, each with its confidence."""
+    graded = [(spot, reading, confidence.grade(spot, reading)) for spot, reading in _read_spots(image)]
+    # Only what is likely a die may make a larger spot a cluster of dice, or be its pips.
     dice = []
-    for spot, reading in readings(image):
-        grade = confidence.grade(spot, reading)
-        if grade.die < T.DIE_MIN:
-            continue
+    for spot, reading, grade in _one_per_die([g for g in graded if g[2].die >= T.DIE_MIN]):
         half = spot.side / 2
         box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
         dice.append(Die(reading.value, box, grade.right))
@@ -42,6 +41,11 @@ def read_dice(image: np.ndarray) -> list[Die]:
 def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` with a top face the verifier can see,
     and what the face reads, one per die, ungraded."""
+    return _one_per_die(_read_spots(image))
+
+
+def _read_spots(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
+    """Every place the finder marks in ``image`` with a top face the verifier can see, and what it reads."""
     if image is None or image.size == 0:
         return []
     image = Halvings(as_bgr(np.ascontiguousarray(image)))
@@ -57,16 +61,17 @@ def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
         if reading is not None:
             reading.opinion = opinion
             read.append((spot, reading))
-    return _one_per_die(read)
+    return read
 
 
 def _one_per_die(read: list) -> list:
-    """Drop a large spot's own pips taken for dice, or a large spot that is a cluster of dice."""
+    """Drop a large spot's own pips taken for dice, or a large spot that is a cluster
+    of dice (``read``: tuples starting with the spot and its reading)."""
     drop: set[int] = set()
-    for i, (big, reading) in enumerate(read):
+    for i, (big, reading, *_) in enumerate(read):
         inner = [
             j
-            for j, (s, _) in enumerate(read)
+            for j, (s, *_) in enumerate(read)
             if j != i
             and s.side < big.side * T.INNER
             and abs(s.x - big.x) < big.side / 2
