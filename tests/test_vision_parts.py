@@ -37,19 +37,9 @@ def test_suppression_keeps_one_spot_per_die_but_a_dies_pips_apart() -> None:
     same_die_other_level = Spot(104, 98, 66, 0.7)
     pip = Spot(85, 85, 12, 0.8)  # much smaller: left for the reader to resolve
     neighbour = Spot(170, 100, 60, 0.6)
-    kept = finder._suppress([(s, True) for s in (same_die_other_level, pip, die, neighbour)])
+    kept = finder._suppress([same_die_other_level, pip, die, neighbour])
     assert die in kept and pip in kept and neighbour in kept
     assert same_die_other_level not in kept
-    assert kept == sorted(kept, key=lambda s: -s.score)  # best first
-
-
-def test_a_die_seen_on_two_levels_is_taken_from_the_level_whose_octave_holds_it() -> None:
-    # Beyond its level's octave the network sizes a die worse, however strong its heat.
-    in_octave = Spot(100, 100, 60, 0.6)
-    beyond = Spot(103, 101, 74, 0.9)
-    assert finder._suppress([(beyond, False), (in_octave, True)]) == [in_octave]
-    # Seen only beyond an octave (between two levels), it is still found.
-    assert finder._suppress([(beyond, False)]) == [beyond]
 
 
 @pytest.mark.parametrize("inner_is_a_die", [False, True])

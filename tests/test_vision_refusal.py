@@ -56,9 +56,9 @@ def outcomes() -> dict[str, list[tuple[str, int, int, int, bool]]]:
 # Troubled dice read sure all the same, of the 35 scenes of each trouble, as
 # measured: the confidence model refuses too few of them yet (a known limit).
 # Lower these as the reader learns.
-MISSED_AT_MOST = {"cocked": 14, "blurred": 5, "hidden": 3}
+MISSED_AT_MOST = {"cocked": 13, "blurred": 4, "hidden": 2}
 # Scenes with a sharp die beside the troubled one misread or refused, as measured.
-SHARP_WRONG_AT_MOST = {"cocked": 3, "hidden": 5, "blurred": 2}
+SHARP_WRONG_AT_MOST = {"cocked": 5, "hidden": 7, "blurred": 3}
 
 
 @pytest.mark.parametrize("trouble", ["cocked", "hidden", "blurred"])

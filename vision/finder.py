@@ -25,8 +25,8 @@ STRIDE = 4
 # The network's input: (pixel - INPUT_MEAN) * INPUT_SCALE, BGR.
 INPUT_MEAN = 128.0
 INPUT_SCALE = 1.0 / 64.0
-# Sides (px at a level) the network is trained to find; each level answers for
-# the dice in the middle octave of it (``T.LEVEL_OCTAVE``), its neighbours the rest.
+# Sides (px at a level) the network is trained to find; each level keeps the
+# dice in the middle octave of it (``T.LEVEL_KEEP``), its neighbours the rest.
 BAND = (7.0, 36.0)
 
 
@@ -75,7 +75,7 @@ def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
     net = _net(str(model))
     frame = Halvings.of(image)
     scales = levels(frame.shape)
-    spots: list[tuple[Spot, bool]] = []
+    spots: list[Spot] = []
     # The finest level is shrunk from the nearest halving of the frame, not from all of it.
     m = frame.nearest(scales[0])
     level = frame.level(m)
@@ -92,28 +92,28 @@ def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
         maps = _maps(net, level)
         heat = 1.0 / (1.0 + np.exp(-maps[0]))
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= T.PEAK_MIN)
-        first, last = i == 0, i == len(scales) - 1
+        lo = 0.0 if i == 0 else T.LEVEL_KEEP[0]
+        hi = np.inf if i == len(scales) - 1 else T.LEVEL_KEEP[1]
         for y, x in zip(*np.nonzero(peaks), strict=True):
             side = 16.0 * 2.0 ** float(maps[1, y, x])
-            if not (first or side >= T.LEVEL_KEEP[0]) or not (last or side < T.LEVEL_KEEP[1]):
+            if not lo <= side < hi:
                 continue
             ox, oy = 1.0 / (1.0 + np.exp(-maps[2:4, y, x]))
-            spot = Spot((x + ox) * STRIDE / done, (y + oy) * STRIDE / done, side / done, float(heat[y, x]))
-            octave = (first or side >= T.LEVEL_OCTAVE[0]) and (last or side < T.LEVEL_OCTAVE[1])
-            spots.append((spot, octave))
+            spots.append(
+                Spot((x + ox) * STRIDE / done, (y + oy) * STRIDE / done, side / done, float(heat[y, x]))
+            )
     return _suppress(spots)
 
 
-def _suppress(spots: list[tuple[Spot, bool]]) -> list[Spot]:
-    """One spot per die seen on two levels (close together and of about one size;
-    a die's pips, much smaller, are left to the reader): the one on the level whose
-    octave holds it, where the network sizes it best, else the strongest."""
+def _suppress(spots: list[Spot]) -> list[Spot]:
+    """Keep the strongest of spots that are the same die seen on two levels: close
+    together and of about one size (a die's pips, much smaller, are left to the reader)."""
     kept: list[Spot] = []
-    for s, _ in sorted(spots, key=lambda so: (not so[1], -so[0].score)):
+    for s in sorted(spots, key=lambda s: -s.score):
         if all(
             (s.x - o.x) ** 2 + (s.y - o.y) ** 2 > (T.SAME_DIE * max(s.side, o.side)) ** 2
             or max(s.side, o.side) > T.SAME_SIZE * min(s.side, o.side)
             for o in kept
         ):
             kept.append(s)
-    return sorted(kept, key=lambda s: -s.score)
+    return kept

@@ -14,12 +14,9 @@ COARSEST = 48
 # The least heat the finder may mark a die with to be considered at all;
 # low, because every spot is still read and graded afterwards.
 PEAK_MIN = 0.15
-# A level answers for the dice whose side at that level (px) is in this octave.
-LEVEL_OCTAVE = (14.0, 28.0)
-# ... and keeps those a little beyond it, for the network's size is up to a
-# fifth off near the octave's edges and a die must not fall between two levels;
-# one seen on two levels is taken from the level whose octave holds it.
-LEVEL_KEEP = (12.0, 32.0)
+# A level keeps the dice whose side at that level (px) is in this octave; the
+# training band reaches past it on both sides, so no die falls between levels.
+LEVEL_KEEP = (14.0, 28.0)
 # Two spots closer than this (in the larger's sides) are one die seen twice.
 SAME_DIE = 0.55
 # ... unless one is more than this many times the other's size.
