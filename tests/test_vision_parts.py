@@ -63,6 +63,65 @@ def test_only_a_likely_die_makes_a_larger_spot_a_cluster(monkeypatch, inner_is_a
         assert [d.value for d in dice] == [5]  # what is no die leaves the die alone
 
 
+def _one_die_maps(sides: dict[int, float], monkeypatch) -> None:
+    """The finder's network replaced by one that sees a die at (100, 100) of the
+    frame, sized ``sides[level]`` px at each level (no die on the other levels)."""
+    calls = iter(range(10))
+
+    def maps(net, level: np.ndarray) -> np.ndarray:
+        i = next(calls)
+        h, w = -(-level.shape[0] // finder.STRIDE), -(-level.shape[1] // finder.STRIDE)
+        out = np.zeros((4, h, w), np.float32)
+        out[0] = -6.0
+        if i in sides:
+            k = level.shape[1] / 640
+            x, y = 100 * k / finder.STRIDE, 100 * k / finder.STRIDE
+            out[0, int(y), int(x)] = 3.0
+            out[1, int(y), int(x)] = math.log2(sides[i] / 16.0)
+        return out
+
+    monkeypatch.setattr(finder, "_maps", maps)
+
+
+@pytest.mark.parametrize(
+    "sides, found",
+    [
+        ({0: 20.0, 1: 10.0}, 1),  # in level 0's octave
+        ({0: 29.0, 1: 13.5}, 1),  # just past level 0's octave, short of level 1's
+        ({0: 29.0, 1: 15.0}, 1),  # past level 0's, in level 1's: found there, once
+        ({0: 40.0, 1: 13.0}, 0),  # far past any octave: no die of the band
+    ],
+)
+def test_a_die_between_two_levels_is_found_once(monkeypatch, sides: dict[int, float], found: int) -> None:
+    _one_die_maps(sides, monkeypatch)
+    spots = finder.find(np.zeros((480, 640, 3), np.uint8))
+    assert len(spots) == found
+    if found:
+        (spot,) = spots
+        assert spot.edge == (sides[1] < T.LEVEL_KEEP[0] and sides[0] >= T.LEVEL_KEEP[1])
+        assert math.hypot(spot.x - 100, spot.y - 100) < 10
+
+
+@pytest.mark.parametrize("edge", [True, False])
+def test_a_blurred_die_past_its_octave_is_not_reported(monkeypatch, edge: bool) -> None:
+    from vision import confidence, reader
+    from vision.confidence import Grade
+
+    # Three sharp dice and one far softer: blur makes the finder size a die large.
+    sharp = [(Spot(100 + 80 * i, 100, 50, 0.9), 0.5 + 0.05 * i) for i in range(3)]
+    soft = (Spot(100, 300, 60, 0.9, edge=edge), 0.15)
+    read = []
+    for spot, sharpness in [*sharp, soft]:
+        reading = face.FaceReading(4, 8.0, -1.0, 40.0, 0.1, np.array([complex(spot.x, spot.y)]))
+        reading.sharpness = sharpness
+        read.append((spot, reading))
+    monkeypatch.setattr(reader, "_read_spots", lambda image: read)
+    monkeypatch.setattr(confidence, "grade", lambda spot, r: Grade(0.99, 0.99))
+    dice = reader.read_dice(np.zeros((400, 400, 3), np.uint8))
+    # Only a spot sized past its octave is suspect; a soft die the finder sized within one stays.
+    assert len(dice) == (3 if edge else 4)
+
+
 @pytest.mark.parametrize("value", range(2, 7))
 @pytest.mark.parametrize("slant", [1.0, 0.7])
 def test_a_layout_fits_its_own_pips_exactly(value: int, slant: float) -> None:

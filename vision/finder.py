@@ -32,12 +32,14 @@ BAND = (7.0, 36.0)
 
 @dataclass
 class Spot:
-    """A place the finder takes for a die's top face, in frame pixels."""
+    """A place the finder takes for a die's top face, in frame pixels; ``edge``
+    when the network sized it past its level's octave (see ``T.EDGE_REACH``)."""
 
     x: float
     y: float
     side: float
     score: float
+    edge: bool = False
 
 
 @lru_cache(maxsize=4)
@@ -76,6 +78,7 @@ def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
     frame = Halvings.of(image)
     scales = levels(frame.shape)
     spots: list[Spot] = []
+    edges: list[Spot] = []
     # The finest level is shrunk from the nearest halving of the frame, not from all of it.
     m = frame.nearest(scales[0])
     level = frame.level(m)
@@ -96,13 +99,17 @@ def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
         hi = np.inf if i == len(scales) - 1 else T.LEVEL_KEEP[1]
         for y, x in zip(*np.nonzero(peaks), strict=True):
             side = 16.0 * 2.0 ** float(maps[1, y, x])
-            if not lo <= side < hi:
+            if not lo <= side < hi * T.EDGE_REACH:
                 continue
             ox, oy = 1.0 / (1.0 + np.exp(-maps[2:4, y, x]))
-            spots.append(
-                Spot((x + ox) * STRIDE / done, (y + oy) * STRIDE / done, side / done, float(heat[y, x]))
+            spot = Spot(
+                (x + ox) * STRIDE / done, (y + oy) * STRIDE / done, side / done, float(heat[y, x]), side >= hi
             )
-    return _suppress(spots)
+            (edges if spot.edge else spots).append(spot)
+    kept = _suppress(spots)
+    # A die sized just past one level's octave and just short of the next
+    # level's is kept on neither: such a spot counts where no kept spot is.
+    return kept + [e for e in _suppress(edges) if not any(_same(e, k) for k in kept)]
 
 
 def _suppress(spots: list[Spot]) -> list[Spot]:
@@ -110,10 +117,12 @@ def _suppress(spots: list[Spot]) -> list[Spot]:
     together and of about one size (a die's pips, much smaller, are left to the reader)."""
     kept: list[Spot] = []
     for s in sorted(spots, key=lambda s: -s.score):
-        if all(
-            (s.x - o.x) ** 2 + (s.y - o.y) ** 2 > (T.SAME_DIE * max(s.side, o.side)) ** 2
-            or max(s.side, o.side) > T.SAME_SIZE * min(s.side, o.side)
-            for o in kept
-        ):
+        if not any(_same(s, o) for o in kept):
             kept.append(s)
     return kept
+
+
+def _same(s: Spot, o: Spot) -> bool:
+    """Whether two spots are one die: close together and of about one size."""
+    near = (s.x - o.x) ** 2 + (s.y - o.y) ** 2 <= (T.SAME_DIE * max(s.side, o.side)) ** 2
+    return near and max(s.side, o.side) <= T.SAME_SIZE * min(s.side, o.side)

@@ -30,12 +30,27 @@ def read_dice(image: np.ndarray) -> list[Die]:
     """Every die whose top face shows in ``image``, each with its confidence."""
     graded = [(spot, reading, confidence.grade(spot, reading)) for spot, reading in _read_spots(image)]
     # Only what is likely a die may make a larger spot a cluster of dice, or be its pips.
+    kept = _one_per_die([g for g in graded if g[2].die >= T.DIE_MIN])
+    sure_dice = [(s, r) for s, r, g in kept if g.die >= T.SURE_DIE]
     dice = []
-    for spot, reading, grade in _one_per_die([g for g in graded if g[2].die >= T.DIE_MIN]):
+    for spot, reading, grade in kept:
+        # Blur makes the finder size a die large: a spot sized past its octave
+        # that is much softer than the frame's other dice is such a die, not one
+        # between two levels.
+        if spot.edge and _softer_than_the_rest(reading, [r for s, r in sure_dice if s is not spot]):
+            continue
         half = spot.side / 2
         box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
         dice.append(Die(reading.value, box, grade.right))
     return dice
+
+
+def _softer_than_the_rest(reading: face.FaceReading, others: list[face.FaceReading]) -> bool:
+    """A die much blurrier than the other dice of its frame is moving or out of
+    focus: its pips may have run together into another value's."""
+    if len(others) < 2:
+        return False
+    return reading.sharpness < T.SOFT * float(np.median([r.sharpness for r in others]))
 
 
 def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:

@@ -15,8 +15,11 @@ COARSEST = 48
 # low, because every spot is still read and graded afterwards.
 PEAK_MIN = 0.15
 # A level keeps the dice whose side at that level (px) is in this octave; the
-# training band reaches past it on both sides, so no die falls between levels.
+# training band reaches past it on both sides.
 LEVEL_KEEP = (14.0, 28.0)
+# A spot up to this factor past the top of its level's octave is kept where no
+# spot within an octave is: the network sizes a die up to about this much high.
+EDGE_REACH = 1.15
 # Two spots closer than this (in the larger's sides) are one die seen twice.
 SAME_DIE = 0.55
 # ... unless one is more than this many times the other's size.
@@ -78,6 +81,11 @@ RECENTRE = 0.08
 # Readings less likely than this to be a die at all are not reported (print,
 # crumbs, a tray's feet); the rest are, however unsure their value.
 DIE_MIN = 0.5
+# A spot found past its level's octave that is less sharp than this share of
+# the median sharpness of at least two other dice (each at least SURE_DIE likely
+# a die) is not reported: dice at rest in one frame are about as sharp as each other.
+SOFT = 0.45
+SURE_DIE = 0.9
 # Spots on a larger spot's face, under this share of its side, are either its
 # pips seen on a finer level (when they sit on the pips its reading found,
 # within PIP_MATCH of its side) or dice of their own (and the large spot a
