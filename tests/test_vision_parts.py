@@ -139,6 +139,18 @@ def test_a_layout_fits_its_own_pips_exactly(value: int, slant: float) -> None:
     assert small[0] / big[0] == pytest.approx(slant if value >= 4 else 1.0, rel=1e-6)
 
 
+@pytest.mark.parametrize("sloped", [True, False])
+def test_a_six_lit_from_one_side_is_a_six(monkeypatch, sloped: bool) -> None:
+    # Light from the right: the left column's pips weaker, the more so the further down.
+    pips = np.array([7 - 7j, 7 + 0j, 7 + 7j, -7 + 7j, -7 + 0j, -7 - 7j])
+    strength = np.array([100.0, 95.0, 90.0, 50.0, 40.0, 30.0])
+    if not sloped:
+        monkeypatch.setattr(T, "LIGHT_SLOPE", 1e-9)
+    value = face._weigh([(pips, strength)])[0][0]
+    # Without a slope the pips would have to be about equally strong: the left column is then taken for noise.
+    assert value == (6 if sloped else 3)
+
+
 def test_a_square_of_pips_is_no_six() -> None:
     # Four corners and two pips in the middle of the face are a 6 only if they sit on its sides.
     wrong = np.array([[-7 - 7j, 7 - 7j, 7 + 7j, -7 + 7j, 0 + 3j, 0 - 3j]])

@@ -328,12 +328,27 @@ def _table(n: int) -> list[tuple[int, np.ndarray]]:
 TABLES = {n: _table(n) for n in range(1, T.CANDIDATES + 1)}
 
 
+def _sloped(lbs: np.ndarray, member: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The log-likelihood of pips' log-strengths ``lbs`` (rows, width; the pips
+    marked in ``member``, at ``z``) lying on a plane across the face, the plane's
+    slope itself a draw of spread ``T.LIGHT_SLOPE`` per side."""
+    x = np.stack([np.ones(z.shape), z.real, z.imag], axis=2)
+    ridge = (T.PIP_SPREAD * T.FACE_PX / T.LIGHT_SLOPE) ** 2
+    a = np.einsum("rw,rwi,rwj->rij", member, x, x) + ridge * np.diag([0.0, 1.0, 1.0])
+    coef = np.linalg.solve(a, np.einsum("rw,rwi,rw->ri", member, x, lbs)[:, :, None])[:, :, 0]
+    off = lbs - np.einsum("rwi,ri->rw", x, coef)
+    return -((member * off**2).sum(axis=1) + ridge * (coef[:, 1] ** 2 + coef[:, 2] ** 2)) / (
+        2 * T.PIP_SPREAD**2
+    )
+
+
 def _weigh(looks: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple | None]:
     """Weigh every hypothesis of every look (a crop's candidate blobs on one pip
     map) in one batch: per look, its best hypothesis as (value, score, lead,
     residual, slant, pip positions in face pixels), or None if none fits."""
     width = T.CANDIDATES
     lb = np.zeros((len(looks), width))
+    zs = np.zeros((len(looks), width), complex)
     present = np.zeros((len(looks), width))
     by_value: dict[int, list] = {v: [] for v in range(1, 7)}
     rank: dict[int, list] = {v: [] for v in range(1, 7)}
@@ -341,6 +356,7 @@ def _weigh(looks: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple | None]:
         if len(z) == 0:
             continue
         lb[i, : len(z)] = np.log(b / b[0] + 1e-6)
+        zs[i, : len(z)] = z
         present[i, : len(z)] = 1.0
         row = 0
         for v, subs in TABLES[len(z)]:
@@ -372,6 +388,9 @@ def _weigh(looks: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple | None]:
     lbs = lb[look]
     mu = (member * lbs).sum(axis=1) / values
     ll_on = -(member * (lbs - mu[:, None]) ** 2).sum(axis=1) / (2 * T.PIP_SPREAD**2)
+    # Light may fall across a face unevenly: four pips or more may follow a slope.
+    spread = np.flatnonzero(values >= 4)
+    ll_on[spread] = _sloped(lbs[spread], member[spread], zs[look[spread]])
     above = np.maximum(0.0, lbs - mu[:, None] - T.NOISE_LEVEL)
     off = (1 - member) * present[look]
     ll_off = (off * np.log(np.exp(-(above**2) / (2 * T.NOISE_SPREAD**2)) + T.STRAY)).sum(axis=1)
