@@ -65,12 +65,12 @@ STEP_RANGE = (0.12, 0.42)
 # Log-strength spread of one face's pips, and where (below the pips' level)
 # the blobs that are not pips lie, with the share of strays allowed anywhere.
 PIP_SPREAD = 0.35
-# Light falling unevenly across a face: how much the log-strength of four or
-# more pips may change across one side (spread of a prior on the slope).
-LIGHT_SLOPE = 0.875
 NOISE_LEVEL = -2.0
 NOISE_SPREAD = 0.6
 STRAY = 0.01
+# Light falling unevenly across a face: how much the log-strength of four or
+# more pips may change across one side (spread of a prior on the slope).
+LIGHT_SLOPE = 0.875
 # The lead of a value no other value could explain at all (log-likelihood).
 LEAD_ALONE = 10.0
 # Spread of the pips' distance from the layout (grid steps).
