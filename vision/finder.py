@@ -103,7 +103,11 @@ def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
                 continue
             ox, oy = 1.0 / (1.0 + np.exp(-maps[2:4, y, x]))
             spot = Spot(
-                (x + ox) * STRIDE / done, (y + oy) * STRIDE / done, side / done, float(heat[y, x]), side >= hi
+                (x + ox) * STRIDE / done,
+                (y + oy) * STRIDE / done,
+                side / done,
+                float(heat[y, x]),
+                edge=side >= hi,
             )
             (edges if spot.edge else spots).append(spot)
     kept = _suppress(spots)
