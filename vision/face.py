@@ -131,9 +131,17 @@ def candidates(strength: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per map of ``strength`` (n, n, maps): the strongest blobs within the die
     (positions relative to its centre, in face pixels) and their strengths."""
     n, _, maps = strength.shape
-    floor = T.PEAK_FLOOR * np.maximum(strength.reshape(-1, maps).max(axis=0), 1e-6)
-    peaks = (strength == cv2.dilate(strength, _PEAK).reshape(strength.shape)) & (strength > floor)
-    ys, xs, which = np.nonzero(peaks & _within_die(n)[:, :, None])
+    # Each map's maximum, taken over a transposed copy: numpy reduces the strided axis slowly.
+    floor = T.PEAK_FLOOR * np.maximum(np.ascontiguousarray(strength.reshape(-1, maps).T).max(axis=1), 1e-6)
+    within, lo, hi = _within_die(n)
+    # Peaks are sought only around the die, with the margin the 5x5 dilation reaches into.
+    start, stop = max(0, lo - 2), min(n, hi + 2)
+    window = strength[start:stop, start:stop]
+    inner = slice(lo - start, hi - start)
+    grown = cv2.dilate(window, _PEAK).reshape(window.shape)[inner, inner]
+    core = window[inner, inner]
+    ys, xs, which = np.nonzero((core == grown) & (core > floor) & within[:, :, None])
+    ys, xs = ys + lo, xs + lo
     z = xs + 1j * ys - (n / 2 - 0.5) * (1 + 1j)
     b = strength[ys, xs, which]
     out = []
@@ -145,10 +153,14 @@ def candidates(strength: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 @lru_cache(maxsize=4)
-def _within_die(n: int) -> np.ndarray:
-    """The pixels of an ``n``-pixel crop whose blobs may be the die's pips."""
+def _within_die(n: int) -> tuple[np.ndarray, int, int]:
+    """The pixels of an ``n``-pixel crop whose blobs may be the die's pips: as a
+    mask over the rows and columns ``lo:hi`` (the same both ways) that hold them."""
     yy, xx = np.mgrid[0:n, 0:n]
-    return np.abs(xx + 1j * yy - (n / 2 - 0.5) * (1 + 1j)) <= T.DIE_RADIUS * T.FACE_PX
+    mask = np.abs(xx + 1j * yy - (n / 2 - 0.5) * (1 + 1j)) <= T.DIE_RADIUS * T.FACE_PX
+    rows = np.flatnonzero(mask.any(axis=1))
+    lo, hi = int(rows[0]), int(rows[-1]) + 1
+    return mask[lo:hi, lo:hi], lo, hi
 
 
 def _median(values: np.ndarray) -> np.ndarray:

@@ -10,12 +10,12 @@ long side, which costs the same for a webcam frame as for an 8 MP one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from vision import nets
 from vision import tunables as T
 from vision.halvings import Halvings
 
@@ -42,12 +42,8 @@ class Spot:
     edge: bool = False
 
 
-@lru_cache(maxsize=4)
 def _net(path: str):
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"{path}: the die finder's model is missing (reinstall TablePi)")
-    net = cv2.dnn.readNetFromONNX(path)
-    return net
+    return nets.load(path, "die finder")
 
 
 def levels(shape: tuple[int, ...]) -> list[float]:

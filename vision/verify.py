@@ -10,12 +10,11 @@ for the grey crop around a spot, the probability of each value 1-6 and of
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 
+from vision import nets
 from vision.halvings import Halvings, square
 
 MODEL = Path(__file__).resolve().parent / "models" / "verifier.onnx"
@@ -39,11 +38,8 @@ def standardise(crops: np.ndarray) -> np.ndarray:
     return (x - mean) / (spread + 8.0)
 
 
-@lru_cache(maxsize=2)
 def _net(path: str):
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"{path}: the face verifier's model is missing (reinstall TablePi)")
-    return cv2.dnn.readNetFromONNX(path)
+    return nets.load(path, "face verifier")
 
 
 def opinions(
