@@ -251,3 +251,11 @@ def test_a_transform_moves_the_labels_with_the_dice(name: str) -> None:
     red = patch[:, :, 2].astype(float) - patch[:, :, 0]
     assert patch.size and np.median(red) > 60, name
     assert math.isclose((x1 - x0) / (y1 - y0), 1.0, rel_tol=0.05)
+
+
+def test_a_missing_network_file_is_named_in_the_error(tmp_path) -> None:
+    frame = np.zeros((96, 96, 3), np.uint8)
+    with pytest.raises(FileNotFoundError, match="die finder"):
+        finder.find(frame, model=tmp_path / "finder.onnx")
+    with pytest.raises(FileNotFoundError, match="face verifier"):
+        verify.opinions(frame, [(48.0, 48.0, 30.0)], model=tmp_path / "verifier.onnx")

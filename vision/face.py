@@ -95,8 +95,12 @@ def pip_maps(crop: np.ndarray) -> np.ndarray:
     face = _median(lab[centre])
     d = lab - face
     chroma = T.CHROMA_WEIGHT**2 * (d[:, :, 1] ** 2 + d[:, :, 2] ** 2)
-    light = np.stack([np.abs(d[:, :, 0]), np.maximum(0.0, -d[:, :, 0]), np.maximum(0.0, d[:, :, 0])], axis=2)
-    return cv2.morphologyEx(np.sqrt(light**2 + chroma[:, :, None]), cv2.MORPH_TOPHAT, k)
+    lightness = d[:, :, 0]
+    both = np.sqrt(lightness**2 + chroma)
+    hue = np.sqrt(chroma)
+    # Darker (lighter) pixels differ by lightness and hue; the others by hue alone.
+    maps = np.stack([both, np.where(lightness < 0, both, hue), np.where(lightness > 0, both, hue)], axis=2)
+    return cv2.morphologyEx(maps, cv2.MORPH_TOPHAT, k)
 
 
 @lru_cache(maxsize=4)
@@ -359,35 +363,39 @@ def _weigh(looks: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple | None]:
     map) in one batch: per look, its best hypothesis as (value, score, lead,
     residual, slant, pip positions in face pixels), or None if none fits."""
     width = T.CANDIDATES
+    counts = np.array([len(z) for z, _ in looks], dtype=int)
     lb = np.zeros((len(looks), width))
     zs = np.zeros((len(looks), width), complex)
-    present = np.zeros((len(looks), width))
-    by_value: dict[int, list] = {v: [] for v in range(1, 7)}
-    rank: dict[int, list] = {v: [] for v in range(1, 7)}
     for i, (z, b) in enumerate(looks):
-        if len(z) == 0:
-            continue
-        lb[i, : len(z)] = np.log(b / b[0] + 1e-6)
-        zs[i, : len(z)] = z
-        present[i, : len(z)] = 1.0
+        if len(z):
+            lb[i, : len(z)] = np.log(b / b[0] + 1e-6)
+            zs[i, : len(z)] = z
+    present = (np.arange(width) < counts[:, None]).astype(float)
+    # Looks with as many candidates share their hypotheses: built a count at a time.
+    by_value: dict[int, list] = {v: [] for v in range(1, 7)}
+    for n in np.unique(counts[counts > 0]):
+        same = np.flatnonzero(counts == n)
         row = 0
-        for v, subs in TABLES[len(z)]:
-            by_value[v].append((i, subs, z[subs]))
-            rank[v].append(i * 10_000 + row + np.arange(len(subs)))
+        for v, subs in TABLES[int(n)]:
+            # Each look's rows in its own order (value, then subset), so ties go as they always have.
+            rank = (same[:, None] * 10_000 + row + np.arange(len(subs))).ravel()
+            by_value[v].append((same, subs, rank))
             row += len(subs)
     parts = []
     for v in range(1, 7):
         if not by_value[v]:
             continue
-        c, cols, r = _fit(v, np.concatenate([pts for _, _, pts in by_value[v]]))
-        look = np.concatenate([np.full(len(subs), i) for i, subs, _ in by_value[v]])
+        pts = np.concatenate([zs[same][:, subs].reshape(-1, v) for same, subs, _ in by_value[v]])
+        c, cols, r = _fit(v, pts)
+        look = np.concatenate([np.repeat(same, len(subs)) for same, subs, _ in by_value[v]])
         member = np.zeros((len(look), width))
-        np.put_along_axis(member, np.concatenate([subs for _, subs, _ in by_value[v]]), 1.0, axis=1)
-        parts.append((np.full(len(look), v), look, c, cols, r, member, np.concatenate(rank[v])))
+        taken = np.concatenate([np.tile(subs, (len(same), 1)) for same, subs, _ in by_value[v]])
+        np.put_along_axis(member, taken, 1.0, axis=1)
+        rank = np.concatenate([rank for _, _, rank in by_value[v]])
+        parts.append((np.full(len(look), v), look, c, cols, r, member, rank))
     if not parts:
         return [None] * len(looks)
     values, look, c, cols, r, member, order = (np.concatenate(a) for a in zip(*parts, strict=True))
-    # Rows in each look's own order (value, then subset), so ties go as they always have.
     order = np.argsort(order, kind="stable")
     values, look, c, cols, r, member = (a[order] for a in (values, look, c, cols, r, member))
     ok = np.abs(c) <= np.where(values == 1, T.CENTRE_1, T.CENTRE_MAX) * T.FACE_PX
@@ -407,18 +415,39 @@ def _weigh(looks: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple | None]:
     off = (1 - member) * present[look]
     ll_off = (off * np.log(np.exp(-(above**2) / (2 * T.NOISE_SPREAD**2)) + T.STRAY)).sum(axis=1)
     score = np.where(ok, ll_on + ll_off - r**2 / (2 * T.FIT_SPREAD**2), -np.inf)
+    return _best(looks, look, values, score, ok, r, big, small, member)
+
+
+def _best(looks: list, look: np.ndarray, values: np.ndarray, score: np.ndarray, ok: np.ndarray, *fit) -> list:
+    """Per look, its best-scored hypothesis (the first of equals) and its lead over
+    the best of another value (rows grouped by look, and within it by value)."""
+    r, big, small, member = fit
     out: list[tuple | None] = [None] * len(looks)
-    bounds = np.searchsorted(look, np.arange(len(looks) + 1))
-    for i in range(len(looks)):
-        s, e = bounds[i], bounds[i + 1]
-        if s == e or not ok[s:e].any():
-            continue
-        k = s + int(np.argmax(score[s:e]))
-        value = int(values[k])
-        rivals = score[s:e][values[s:e] != value]
-        lead = float(score[k] - rivals.max()) if rivals.size and np.isfinite(rivals.max()) else T.LEAD_ALONE
-        slant = float(big[k] / small[k]) if value > 1 and small[k] > 0 else 1.0
+    starts = np.flatnonzero(np.r_[True, look[1:] != look[:-1]])
+    fits = np.logical_or.reduceat(ok, starts)
+    top = np.maximum.reduceat(score, starts)
+    owner = look[starts]
+    first = np.full(len(looks), -1)
+    rows = np.flatnonzero(score == np.repeat(top, np.diff(np.r_[starts, len(look)])))
+    hit, at = np.unique(look[rows], return_index=True)
+    first[hit] = rows[at]
+    # Each value's best within each look, to find the best of the other values.
+    key = look * 8 + values
+    groups = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    per_value = np.full((len(looks), 8), -np.inf)
+    per_value[look[groups], values[groups]] = np.maximum.reduceat(score, groups)
+    idx = owner[fits]
+    k = first[idx]
+    chosen = values[k]
+    others = per_value[idx]
+    others[np.arange(len(idx)), chosen] = -np.inf
+    rival = others.max(axis=1)
+    with np.errstate(invalid="ignore"):
+        lead = np.minimum(np.where(np.isfinite(rival), score[k] - rival, T.LEAD_ALONE), T.LEAD_ALONE)
+    flat = (chosen == 1) | (small[k] <= 0)
+    slant = np.where(flat, 1.0, big[k] / np.where(flat, 1.0, small[k]))
+    for i, row, value, led, sl in zip(idx, k, chosen, lead, slant, strict=True):
         z = looks[i][0]
-        pips = z[member[k, : len(z)] > 0]
-        out[i] = (value, float(score[k]), min(lead, T.LEAD_ALONE), float(r[k]), slant, pips)
+        pips = z[member[row, : len(z)] > 0]
+        out[i] = (int(value), float(score[row]), float(led), float(r[row]), float(sl), pips)
     return out
