@@ -208,6 +208,26 @@ def test_halvings_keep_a_point_where_it_is_and_shrink_from_the_nearest_level() -
     assert np.abs(whole.astype(int) - halved.astype(int)).mean() < 1
     # a tiny frame cannot be halved for ever
     assert Halvings(np.zeros((6, 6), np.uint8)).nearest(1e-6) <= 1
+    # the finder's level starts from the halving that leaves at least FINDER_HALVE:
+    # an 8 MP frame's from its eighth, a webcam frame's from the frame itself
+    k = T.FINEST / 3280
+    m = frame.nearest(k, T.FINDER_HALVE)
+    assert k * 2**m >= T.FINDER_HALVE > k * 2 ** (m - 1) and m == 3
+    assert Halvings(np.zeros((480, 640, 3), np.uint8)).nearest(T.FINEST / 640, T.FINDER_HALVE) == 0
+
+
+def test_an_8mp_frame_finds_the_dice_of_the_frame_it_was_enlarged_from() -> None:
+    small = background(640, 480, "wood", np.random.default_rng(5))
+    for x, y, v in ((160, 140, 3), (330, 250, 5), (480, 330, 6)):
+        draw_die(small, v, (x, y), 48, 20.0 * v)
+    big = cv2.resize(small, (3280, 2464), interpolation=cv2.INTER_CUBIC)
+
+    def places(frame: np.ndarray) -> list[tuple[int, int]]:
+        k = 640 / frame.shape[1]
+        spots = [s for s in finder.find(frame) if s.score >= T.FINDER_MIN]
+        return sorted((round(s.x * k / 10), round(s.y * k / 10)) for s in spots)
+
+    assert places(big) == places(small) == [(16, 14), (33, 25), (48, 33)]
 
 
 def test_the_verifier_knows_a_die_from_the_table() -> None:

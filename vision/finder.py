@@ -76,7 +76,7 @@ def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
     spots: list[Spot] = []
     edges: list[Spot] = []
     # The finest level is shrunk from the nearest halving of the frame, not from all of it.
-    m = frame.nearest(scales[0])
+    m = frame.nearest(scales[0], T.FINDER_HALVE)
     level = frame.level(m)
     done = 2.0**-m
     for i, k in enumerate(scales):

@@ -51,11 +51,12 @@ class Halvings:
             self._grey[m] = im if im.ndim == 2 else cv2.cvtColor(im, cv2.COLOR_BGR2GRAY)
         return self._grey[m]
 
-    def nearest(self, k: float) -> int:
+    def nearest(self, k: float, least: float | None = None) -> int:
         """The level a shrink by ``k`` starts from: the frame, or for a shrink by
-        less than ``T.HALVE_BELOW`` the halving that leaves at least that much."""
+        less than ``least`` (``T.HALVE_BELOW``) the halving that leaves at least that much."""
+        least = T.HALVE_BELOW if least is None else least
         m = 0
-        while k * 2**m < T.HALVE_BELOW:
+        while k * 2**m < least:
             self.level(m + 1)
             if len(self._levels) <= m + 1:  # too small to halve again
                 break

@@ -29,6 +29,9 @@ SAME_SIZE = 2.0
 # (vision.halvings) that leaves at least this much: a large die in an 8 MP
 # frame then costs about what a small one does.
 HALVE_BELOW = 0.125
+# The finder's finest level is shrunk from the halving that leaves at least this
+# much: area-averaging a whole 8 MP frame down to it costs more than reading it.
+FINDER_HALVE = 0.5
 
 # --- Reading a face (vision.face) ---
 # A die is read resampled to this side (px): pips are then 5-10 px across.
