@@ -34,6 +34,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.synth import draw_die
+
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
@@ -210,23 +212,6 @@ class ReplayCamera(Camera):
 
 # --- synthetic dice ---------------------------------------------------------------
 
-# Pip centres in units of a third of the face's half width, per value.
-PIP_LAYOUT = {
-    1: [(0, 0)],
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
-}
-
-# Face geometry as fractions of the die's width, close to real casino-style dice.
-PIP_STEP = 0.27  # from the centre to a corner pip, along each axis
-PIP_RADIUS = 0.09
-ONE_RADIUS = 0.11
-RIM_WIDTH = 0.03  # the rounded edge, a little darker than the face
-RIM_SHADE = 0.85
-
 # Die bodies (BGR); pips are always dark.
 BODIES = [
     (240, 240, 238),  # white
@@ -342,7 +327,7 @@ class SyntheticCamera(Camera):
             raise ValueError(f"keep indices must be 0..{self._count - 1}")
         if values is not None:
             values = [int(v) for v in values]
-            if len(values) != self._count or any(v not in PIP_LAYOUT for v in values):
+            if len(values) != self._count or any(not 1 <= v <= 6 for v in values):
                 raise ValueError(f"values must be {self._count} numbers 1-6")
         with self._lock:
             rng = self._rng
@@ -451,72 +436,11 @@ class SyntheticCamera(Camera):
         return bank
 
     def _compose(self, dice: list[SyntheticDie]) -> np.ndarray:
+        # The dice are drawn as the reader's rendered training frames draw them (vision.synth).
         img = self._surface.copy()
-        shade = np.ones((self._h, self._w), np.float32)
         for die in dice:
-            self._shadow(shade, die)
-        img = img.astype(np.float32) * shade[:, :, None]
-        for die in dice:
-            _draw_die(img, die)
-        img *= self._light
-        return np.clip(img, 0, 255).astype(np.uint8)
-
-    def _shadow(self, shade: np.ndarray, die: SyntheticDie) -> None:
-        x0, y0, x1, y1 = (int(v) for v in die.box)
-        pad = int(die.size * 0.35)
-        x0, y0 = max(0, x0 - pad), max(0, y0 - pad)
-        x1, y1 = min(self._w, x1 + pad * 2), min(self._h, y1 + pad * 2)
-        if x1 <= x0 or y1 <= y0:
-            return
-        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
-        off = die.size * 0.12
-        pts = _outline(die, offset=(off - x0, off - y0))
-        cv2.fillPoly(mask, [pts], 1.0, cv2.LINE_AA, 4)
-        mask = cv2.GaussianBlur(mask, (0, 0), die.size * 0.08)
-        shade[y0:y1, x0:x1] *= 1 - 0.5 * mask
-
-
-def _outline(die: SyntheticDie, offset: tuple[float, float] = (0, 0), inset: float = 0.0) -> np.ndarray:
-    """The rounded square of a die's top face, as fixed-point points (4 fraction bits)."""
-    cx, cy = die.center[0] + offset[0], die.center[1] + offset[1]
-    a = math.radians(die.angle)
-    ca, sa = math.cos(a), math.sin(a)
-    half = die.size / 2 - inset
-    corner = die.size * 0.14
-    pts = []
-    for qx, qy, start in ((1, 1, 0), (-1, 1, 90), (-1, -1, 180), (1, -1, 270)):
-        ox, oy = qx * (half - corner), qy * (half - corner)
-        for k in range(7):
-            t = math.radians(start + k * 15)
-            u, v = ox + corner * math.cos(t), oy + corner * math.sin(t)
-            pts.append((cx + u * ca - v * sa, cy + u * sa + v * ca))
-    return (np.array(pts) * 16).astype(np.int32)
-
-
-def _draw_die(img: np.ndarray, die: SyntheticDie) -> None:
-    body = np.array(die.body, np.float32)
-    edge = tuple(float(c) * RIM_SHADE for c in body)
-    cv2.fillPoly(img, [_outline(die)], edge, cv2.LINE_AA, 4)
-    # The top face a little inside the outline: the darker rim reads as the die's bevel.
-    face = tuple(float(c) for c in body)
-    cv2.fillPoly(img, [_outline(die, inset=die.size * RIM_WIDTH)], face, cv2.LINE_AA, 4)
-    a = math.radians(die.angle)
-    ca, sa = math.cos(a), math.sin(a)
-    step = die.size * PIP_STEP
-    radius = die.size * (PIP_RADIUS if die.value != 1 else ONE_RADIUS)
-    cx, cy = die.center
-    for u, v in PIP_LAYOUT[die.value]:
-        px = cx + (u * ca - v * sa) * step
-        py = cy + (u * sa + v * ca) * step
-        cv2.circle(
-            img,
-            (int(px * 16), int(py * 16)),
-            int(radius * 16),
-            tuple(float(c) for c in die.pip),
-            -1,
-            cv2.LINE_AA,
-            4,
-        )
+            draw_die(img, die.value, die.center, die.size, die.angle, die.body, die.pip)
+        return np.clip(img.astype(np.float32) * self._light, 0, 255).astype(np.uint8)
 
 
 # --- resilience -------------------------------------------------------------------
