@@ -159,6 +159,7 @@ class Service:
         self._threads: list[threading.Thread] = []
         self._kept: list[int] = []
         self._force_next_reading = False
+        self._roll_pending = False
         self._frame: Any = None
         self._frame_dice: list[Any] = []
         self._frame_lock = threading.Lock()
@@ -541,8 +542,9 @@ class Service:
             if remaining[value] > 0:
                 remaining[value] -= 1
                 keep.append(index)
-        self._force_next_reading = True
         camera.roll(keep=tuple(keep))
+        # The first frame read after the throw arms the forced reading (see _on_frame).
+        self._roll_pending = True
 
     @property
     def kept(self) -> list[int]:
@@ -644,6 +646,11 @@ class Service:
         return self._loop.settling_frames if self._loop is not None else 0
 
     def _on_frame(self, frame: Any) -> None:
+        # A reading of a frame from before a simulated throw may still be in the
+        # reader's hands when it is thrown: only frames read after it are that roll.
+        if self._roll_pending:
+            self._roll_pending = False
+            self._force_next_reading = True
         with self._frame_lock:
             self._frame = frame
 

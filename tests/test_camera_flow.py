@@ -259,3 +259,37 @@ def test_dice_left_in_the_keep_area_are_kept(tmp_path: Path) -> None:
         assert service.display.screen == "error"
     finally:
         service.close()
+
+
+def test_a_reading_of_the_scene_before_a_simulated_throw_is_not_played_as_it(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from vision.die import Die
+    from vision.regions import Regions
+
+    service = Service(Config(data_dir=tmp_path), tmp_path, simulate=True, camera=False)
+    service.start("http://test/")
+    try:
+        service.table.start_game("beam_me_up", {**SETTINGS, "advantage": False})
+        camera = SyntheticCamera(seed=2)
+        service._camera_wanted, service._camera = True, camera
+        service._loop = SimpleNamespace(settling_frames=5)
+        frame = np.zeros((480, 640, 3), np.uint8)
+        before = [Die(v, [100 * i, 200, 100 * i + 40, 240], 0.95) for i, v in enumerate(camera.values)]
+        service.roll()
+        # The reader was still busy with a frame of the dice lying there before the throw.
+        service._on_reading(frame, before, Regions(), rolled=False)
+        assert service.wait_idle()
+        assert service.table.public_state()["game"]["state"]["dice"] is None
+        # A frame of the thrown dice arrives and is read: that reading is the roll,
+        # even though the settle detector saw no motion.
+        service._on_frame(camera.read())
+        thrown = [Die(v, [100 * i, 200, 100 * i + 40, 240], 0.95) for i, v in enumerate(camera.values)]
+        service._on_reading(frame, thrown, Regions(), rolled=False)
+        assert service.wait_idle()
+        state = service.table.public_state()["game"]["state"]
+        assert state["dice"] == camera.values and state["roll"] == 1
+    finally:
+        service.close()
