@@ -103,6 +103,5 @@ PIP_SIZE = 0.3
 # Spots the finder is less sure than this are a die are not read at all.
 FINDER_MIN = 0.3
 # Nor are spots the face verifier sees no readable top face in with this
-# probability: on the train photos it never trained on, none from 0.5 up was
-# graded a sure die (0.7 keeps a margin); crowded photos read a fifth faster.
-NO_FACE = 0.7
+# probability: on photos it never trained on, none of them was graded a sure die.
+NO_FACE = 0.9
