@@ -237,15 +237,20 @@ def test_a_table_plays_with_the_broker_down_and_catches_up_when_it_appears(tmp_p
         wait_for(lambda: (game_payload(recorder) or {}).get("seq") == 41, what="the latest game")
         assert recorder.latest("tablepi/t1/status") == b"online"
         assert json.loads(recorder.latest("tablepi/t1/timer"))["state"] == "paused"
-        first: dict[str, bool] = {}
-        for t, _, retained in recorder.messages:
-            first.setdefault(t, retained)
-        assert {t for t, retained in first.items() if retained} >= {
+        retained_topics = {
             "tablepi/t1/status",
             "tablepi/t1/game",
             "tablepi/t1/timer",
             "homeassistant/sensor/tablepi_t1/game/config",
         }
+        # The broker hands the retained messages over one by one: wait for them all.
+        wait_for(
+            lambda: retained_topics <= {t for t, _, _ in list(recorder.messages)}, what="every retained topic"
+        )
+        first: dict[str, bool] = {}
+        for t, _, retained in list(recorder.messages):
+            first.setdefault(t, retained)
+        assert {t for t, retained in first.items() if retained} >= retained_topics
         recorder.close()
     finally:
         service.close()
