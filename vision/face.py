@@ -418,10 +418,19 @@ def _weigh(looks: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple | None]:
     return _best(looks, look, values, score, ok, r, big, small, member)
 
 
-def _best(looks: list, look: np.ndarray, values: np.ndarray, score: np.ndarray, ok: np.ndarray, *fit) -> list:
+def _best(
+    looks: list,
+    look: np.ndarray,
+    values: np.ndarray,
+    score: np.ndarray,
+    ok: np.ndarray,
+    r: np.ndarray,
+    big: np.ndarray,
+    small: np.ndarray,
+    member: np.ndarray,
+) -> list:
     """Per look, its best-scored hypothesis (the first of equals) and its lead over
     the best of another value (rows grouped by look, and within it by value)."""
-    r, big, small, member = fit
     out: list[tuple | None] = [None] * len(looks)
     starts = np.flatnonzero(np.r_[True, look[1:] != look[:-1]])
     fits = np.logical_or.reduceat(ok, starts)

@@ -42,10 +42,6 @@ class Spot:
     edge: bool = False
 
 
-def _net(path: str):
-    return nets.load(path, "die finder")
-
-
 def levels(shape: tuple[int, ...]) -> list[float]:
     """The scales of the pyramid's levels for a frame of ``shape``, finest first."""
     h, w = shape[:2]
@@ -70,7 +66,7 @@ def _maps(net, image: np.ndarray) -> np.ndarray:
 
 def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
     """Every place in ``image`` (BGR) the finder takes for a die, best first."""
-    net = _net(str(model))
+    net = nets.load(str(model), "die finder")
     frame = Halvings.of(image)
     scales = levels(frame.shape)
     spots: list[Spot] = []

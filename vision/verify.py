@@ -38,10 +38,6 @@ def standardise(crops: np.ndarray) -> np.ndarray:
     return (x - mean) / (spread + 8.0)
 
 
-def _net(path: str):
-    return nets.load(path, "face verifier")
-
-
 def opinions(
     image: np.ndarray | Halvings, places: list[tuple[float, float, float]], model: Path = MODEL
 ) -> np.ndarray:
@@ -50,7 +46,7 @@ def opinions(
         return np.zeros((0, CLASSES), np.float32)
     frame = Halvings.of(image)
     batch = standardise(np.stack([crop(frame, x, y, s) for x, y, s in places]))
-    net = _net(str(model))
+    net = nets.load(str(model), "face verifier")
     net.setInput(batch)
     logits = net.forward().reshape(len(places), CLASSES).astype(np.float64)
     logits -= logits.max(axis=1, keepdims=True)
