@@ -19,6 +19,8 @@ from vision.robust import TRANSFORMS
 from vision.synth import background, draw_die
 from vision.training.confidence import fit_logistic
 
+FACE_CROP = face.face_crop
+
 
 def test_the_pyramid_halves_from_the_finest_level_down() -> None:
     for shape in [(480, 640), (3000, 4000), (384, 384), (100, 60)]:
@@ -167,6 +169,20 @@ def test_read_face_reads_a_rendered_die_of_any_size(value: int, side: int) -> No
     assert reading is not None and reading.value == value
     assert len(reading.pips) == value
     assert reading.lead > 0
+
+
+@pytest.mark.parametrize("seen", [None, 5, 3])
+def test_a_face_the_verifier_surely_sees_is_read_at_one_size(monkeypatch, seen: int | None) -> None:
+    img = background(220, 220, "wood", np.random.default_rng(5))
+    draw_die(img, 5, (110, 110), 80, 10.0)
+    crops = []
+    monkeypatch.setattr(face, "face_crop", lambda *a: crops.append(a) or FACE_CROP(*a))
+    opinion = None if seen is None else [np.eye(7)[seen]]
+    reading = face.read_faces(img, [(110, 110, 80)], opinion)[0]
+    assert reading.value == 5
+    # Read at the finder's size and, unless the verifier saw the same value, at the other sizes too.
+    assert len(crops) == (1 if seen == 5 else len(T.SIZES))
+    assert reading.agreement == 1.0
 
 
 def test_the_verifiers_crop_puts_the_die_in_the_middle_at_its_size() -> None:

@@ -249,21 +249,48 @@ def read_face(image: np.ndarray | Halvings, x: float, y: float, side: float) -> 
 
 
 def read_faces(
-    image: np.ndarray | Halvings, places: list[tuple[float, float, float]]
+    image: np.ndarray | Halvings,
+    places: list[tuple[float, float, float]],
+    seen: list[np.ndarray] | None = None,
 ) -> list[FaceReading | None]:
     """Read each die of ``places`` ((x, y, side) in frame pixels) in ``image``.
 
     The finder's size is only roughly the face's, so each face is read at a few
     sizes around it; the value most of them give wins, the best-scored reading
-    of that value stands for it."""
+    of that value stands for it. ``seen``, per place, is the verifier's
+    probabilities for each value (``vision.verify``): a face read at the
+    finder's size as the value the verifier surely sees, with a clear lead,
+    is not read again at the other sizes (they would only agree)."""
     image = Halvings.of(image)
-    sizes = [(x, y, side * k) for x, y, side in places for k in T.SIZES]
-    first = _read_crops(image, sizes)
-    # The finder centres the die's body; the face (and its colour) may lie off
-    # that centre on a die seen at a slant: read again centred on its pips.
+    first = _read_recentred(image, [(x, y, side * T.SIZES[0]) for x, y, side in places])
+    settled = [
+        seen is not None and r is not None and r.lead >= T.SETTLED_LEAD and seen[i][r.value] >= T.SETTLED_SEEN
+        for i, r in enumerate(first)
+    ]
+    rest = [i for i, done in enumerate(settled) if not done]
+    more = _read_recentred(
+        image, [(x, y, side * k) for i in rest for x, y, side in [places[i]] for k in T.SIZES[1:]]
+    )
+    per_place = [[r] for r in first]
+    for n, i in enumerate(rest):
+        per_place[i] += more[n * (len(T.SIZES) - 1) : (n + 1) * (len(T.SIZES) - 1)]
+    voted = [_vote(readings) for readings in per_place]
+    # Sharpness is measured on the crop that stands for each die only: it is costly.
+    for r in voted:
+        if r is not None and r.crop is not None:
+            r.sharpness, r.crop = sharpness(r.crop), None
+    return voted
+
+
+def _read_recentred(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
+    """Each of ``places`` read, and read again centred on its pips where they lie off its centre.
+
+    The finder centres the die's body; the face (and its colour) may lie off
+    that centre on a die seen at a slant."""
+    first = _read_crops(image, places)
     again = []
     for i, r in enumerate(first):
-        x, y, side = sizes[i]
+        x, y, side = places[i]
         if r is not None and T.RECENTRE:
             centre = np.mean(r.pips)
             if abs(centre - complex(x, y)) >= T.RECENTRE * side:
@@ -271,12 +298,7 @@ def read_faces(
     for (i, _), second in zip(again, _read_crops(image, [place for _, place in again]), strict=True):
         if second is not None and second.score >= first[i].score:
             first[i] = second
-    voted = [_vote(first[j : j + len(T.SIZES)]) for j in range(0, len(first), len(T.SIZES))]
-    # Sharpness is measured on the crop that stands for each die only: it is costly.
-    for r in voted:
-        if r is not None and r.crop is not None:
-            r.sharpness, r.crop = sharpness(r.crop), None
-    return voted
+    return first
 
 
 def _vote(first: list[FaceReading | None]) -> FaceReading | None:

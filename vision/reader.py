@@ -71,7 +71,10 @@ def _read_spots(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]
     spots, opinions = [spots[i] for i in keep], opinions[keep]
     read = []
     for spot, opinion, reading in zip(
-        spots, opinions, face.read_faces(image, [(s.x, s.y, s.side) for s in spots]), strict=True
+        spots,
+        opinions,
+        face.read_faces(image, [(s.x, s.y, s.side) for s in spots], list(opinions)),
+        strict=True,
     ):
         if reading is not None:
             reading.opinion = opinion

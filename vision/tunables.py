@@ -80,6 +80,10 @@ LEAD_ALONE = 10.0
 FIT_SPREAD = 0.12
 # Sizes (times the finder's) a face is read at; the value most of them give wins.
 SIZES = (1.0, 0.85, 1.18)
+# ... unless the first size reads the value the verifier sees with at least this
+# probability, leading the next value by this much: the other sizes would agree.
+SETTLED_SEEN = 0.8
+SETTLED_LEAD = 2.0
 # A face whose pips centre this far from the finder's centre (sides) is read again around them.
 RECENTRE = 0.08
 
