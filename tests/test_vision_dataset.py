@@ -18,8 +18,8 @@ from vision.score import score
 DATASETS = ("byler-d6", "rune55-d6", "matteop65-d6")
 # dataset: (die accuracy, image accuracy, precision, photos wrong at most)
 FLOORS = {
-    "byler-d6": (0.85, 0.54, 0.99, 0.04),
-    "rune55-d6": (0.80, 0.71, 0.98, 0.02),
+    "byler-d6": (0.86, 0.56, 0.99, 0.04),
+    "rune55-d6": (0.80, 0.72, 0.98, 0.02),
     "matteop65-d6": (0.95, 0.86, 0.99, 0.012),
 }
 
