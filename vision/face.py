@@ -268,12 +268,13 @@ def read_faces(
         for i, r in enumerate(first)
     ]
     rest = [i for i, done in enumerate(settled) if not done]
+    others = T.SIZES[1:]
     more = _read_recentred(
-        image, [(x, y, side * k) for i in rest for x, y, side in [places[i]] for k in T.SIZES[1:]]
+        image, [(places[i][0], places[i][1], places[i][2] * k) for i in rest for k in others]
     )
     per_place = [[r] for r in first]
     for n, i in enumerate(rest):
-        per_place[i] += more[n * (len(T.SIZES) - 1) : (n + 1) * (len(T.SIZES) - 1)]
+        per_place[i] += more[n * len(others) : (n + 1) * len(others)]
     voted = [_vote(readings) for readings in per_place]
     # Sharpness is measured on the crop that stands for each die only: it is costly.
     for r in voted:
