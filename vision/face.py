@@ -263,11 +263,11 @@ def read_faces(
     is not read again at the other sizes (they would only agree)."""
     image = Halvings.of(image)
     first = _read_recentred(image, [(x, y, side * T.SIZES[0]) for x, y, side in places])
-    settled = [
-        seen is not None and r is not None and r.lead >= T.SETTLED_LEAD and seen[i][r.value] >= T.SETTLED_SEEN
+    rest = [
+        i
         for i, r in enumerate(first)
+        if seen is None or r is None or r.lead < T.SETTLED_LEAD or seen[i][r.value] < T.SETTLED_SEEN
     ]
-    rest = [i for i, done in enumerate(settled) if not done]
     others = T.SIZES[1:]
     more = _read_recentred(
         image, [(places[i][0], places[i][1], places[i][2] * k) for i in rest for k in others]
