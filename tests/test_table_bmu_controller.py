@@ -143,6 +143,9 @@ def test_readings_that_are_not_new_rolls(tmp_path: Path) -> None:
         (_dice([1, 2, 3, 4]), "Read 4 dice"),
         (_dice([1, 2, 3, 4, 5, 6]), "Read 6 dice"),
         ([*_dice([1, 2, 3, 4]), {"value": 5, "box": [0, 0, 1, 1], "confidence": 0.49}], "Die 5 unclear"),
+        # sure for the reader, yet too close to a coin toss to score a roll on
+        ([*_dice([1, 2]), {"value": 3, "box": [0, 0, 1, 1], "confidence": 0.55}, *_dice([4, 5])], "Die 3"),
+        ([*_dice([1, 2]), {"value": 3, "box": [0, 0, 1, 1], "confidence": 0.6}, *_dice([4, 5])], None),
     ],
 )
 def test_reading_problems(dice: list[dict], problem: str | None) -> None:

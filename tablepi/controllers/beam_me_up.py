@@ -33,7 +33,9 @@ log = logging.getLogger(__name__)
 
 COLUMNS = ("1", "2", "3", "4", "5", "6", "straight")
 DICE = 5
-MIN_CONFIDENCE = 0.5
+# A roll is taken only when each die is at least this likely right: a roll scored
+# wrong costs the game, a refused one a tap on a phone (the reader calls 0.5 sure).
+MIN_CONFIDENCE = 0.6
 ERROR_SECONDS = 3.0
 NO_CAMERA = "No camera: enter rolls on a phone"
 
