@@ -1,7 +1,7 @@
 """Rolls from real photos: the replay camera shows each labelled test photo as a
 roll (motion, then still frames with sensor noise), the settle detector reads
 it on three still frames (as is, turned a quarter, mirrored), and the table's
-check (the count it knows, every die sure) takes it or refuses it. A roll taken
+check (the count it knows, every die likely enough) takes it or refuses it. A roll taken
 must never be wrong."""
 
 from __future__ import annotations
