@@ -2,7 +2,7 @@
 OLED pick options, parts, wildcard columns and bonus squares.
 
 The camera reads the five dice each time they come to rest; a good reading
-(five dice, each read with confidence >= 0.5) becomes a ``roll`` command
+(five dice, each at least ``MIN_CONFIDENCE`` likely right) becomes a ``roll`` command
 (source "camera"). A reading that is not good is shown on the OLED with what
 to do: roll again, or enter the roll by hand on a phone (a ``roll`` command
 with ``"manual": true``).
