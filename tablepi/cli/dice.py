@@ -318,7 +318,7 @@ def _fractions(text: str | None, what: str):
 def _calibrate(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision import read_dice
+    from vision import SURE, read_dice
     from vision.regions import Regions, draw_dice, draw_regions
 
     tray = keep = None
@@ -351,7 +351,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         if frame is None:
             return 1
     h, w = frame.shape[:2]
-    dice = [d for d in read_dice(frame) if d.confidence >= 0.5]
+    dice = [d for d in read_dice(frame) if d.confidence >= SURE]
     rolled, kept = regions.split(dice, w, h)
     draw_regions(frame, regions)
     draw_dice(frame, rolled + kept)
