@@ -2,11 +2,14 @@
 roll (motion, then still frames with sensor noise), the settle detector reads
 it on three still frames (as is, turned a quarter, mirrored), and the table's
 check (the count it knows, every die likely enough) takes it or refuses it. A roll taken
-must never be wrong."""
+must never be wrong. Every test photo of the three datasets is played, the
+datasets side by side on the machine's two cores."""
 
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +22,33 @@ from vision.settle import READING, Settler
 
 FPS = 15.0
 HOLD = 12  # frames per photo: 0.8 s, time to settle and read three frames
-# Every N-th test photo of each dataset (the suite's time): byler's 50 photos are few.
-EVERY = {"byler-d6": 10, "rune55-d6": 20, "matteop65-d6": 20}
+DATASETS = ("byler-d6", "rune55-d6", "matteop65-d6")
+
+# Labelled dice whose photo shows another value (dataset, photo, index of the
+# label, labelled value, value shown): a roll read as the dice show is right.
+SHOWN_OTHERWISE = [
+    ("byler-d6", "IMG_20191209_095555.jpg", 5, 5, 6),  # six pips in two rows of three
+    ("byler-d6", "IMG_20191209_100002.jpg", 2, 2, 3),  # a green die, three yellow pips on a diagonal
+    ("rune55-d6", "fisheye-00059-0042.jpg", 0, 5, 3),  # three pips on a diagonal, no others
+    ("rune55-d6", "fisheye-00075-0048.jpg", 0, 5, 1),  # one pip inside a printed ring, no others
+    ("matteop65-d6", "valid_56.jpg", 2, 4, 1),  # the box holds the one pip of the die's top face
+]
+
+
+def shown(name: str, labels: dict) -> dict[str, Counter]:
+    """The values each photo's dice show: its labels, corrected where the photo shows otherwise."""
+    out = {photo: [int(d["value"]) for d in entry["dice"]] for photo, entry in labels.items()}
+    for dataset, photo, index, labelled, value in SHOWN_OTHERWISE:
+        if dataset == name:
+            assert out[photo][index] == labelled, (photo, index)  # the labels this list corrects
+            out[photo][index] = value
+    return {photo: Counter(values) for photo, values in out.items()}
 
 
 def replay_rolls(folder: Path, every: int = 1, noise: float = 2.0) -> dict[str, list[str]]:
     """Each photo of ``folder`` played as a roll: {"taken": [...], "refused": [...], "wrong": [...]}."""
     labels = load_labels(folder)
+    truths = shown(folder.parent.name, labels)
     names = sorted(labels)[::every]
     camera = ReplayCamera(folder, hold_frames=HOLD)
     camera.files = [folder / n for n in names]
@@ -39,7 +62,7 @@ def replay_rolls(folder: Path, every: int = 1, noise: float = 2.0) -> dict[str, 
         event = settler.feed(noisy, n / FPS)
         if event is None or event.kind != READING:
             continue
-        truth = Counter(int(d["value"]) for d in labels[photo]["dice"])
+        truth = truths[photo]
         readings = [d.to_dict() for d in event.dice]
         if reading_problem(readings, count=sum(truth.values())) is not None:
             out["refused"].append(photo)
@@ -50,18 +73,20 @@ def replay_rolls(folder: Path, every: int = 1, noise: float = 2.0) -> dict[str, 
     return out
 
 
-# Rolls taken wrong, of the photos replayed, as measured: a die read sure and
-# wrong on every frame (a known limit of the reader; the target is none).
-WRONG_AT_MOST = {"byler-d6": 0, "rune55-d6": 0, "matteop65-d6": 0}
+@pytest.fixture(scope="module")
+def replayed(shared_dir: Path) -> dict[str, dict[str, list[str]]]:
+    folders = [shared_dir / "datasets" / name / "test" for name in DATASETS]
+    # A fresh interpreter per worker: OpenCV's threads do not survive a fork.
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
+        return dict(zip(DATASETS, pool.map(replay_rolls, folders), strict=True))
 
 
-@pytest.mark.parametrize("name", sorted(WRONG_AT_MOST))
-def test_replayed_rolls_are_taken_or_refused_never_wrong(shared_dir: Path, name: str) -> None:
-    folder = shared_dir / "datasets" / name / "test"
-    got = replay_rolls(folder, EVERY[name])
-    played = sum(len(v) for v in got.values())
-    assert played == len(
-        sorted(load_labels(folder))[:: EVERY[name]]
-    )  # every photo came to rest and was read once
-    assert len(got["wrong"]) <= WRONG_AT_MOST[name], got["wrong"]
+@pytest.mark.parametrize("name", DATASETS)
+def test_replayed_rolls_are_taken_or_refused_never_wrong(
+    shared_dir: Path, replayed: dict[str, dict[str, list[str]]], name: str
+) -> None:
+    got = replayed[name]
+    # Every photo came to rest and was read once.
+    assert sum(len(v) for v in got.values()) == len(load_labels(shared_dir / "datasets" / name / "test"))
+    assert got["wrong"] == []
     assert got["taken"], got  # some rolls are taken, not all refused
