@@ -45,11 +45,11 @@ def shown(name: str, labels: dict) -> dict[str, Counter]:
     return {photo: Counter(values) for photo, values in out.items()}
 
 
-def replay_rolls(folder: Path, every: int = 1, noise: float = 2.0) -> dict[str, list[str]]:
+def replay_rolls(folder: Path, noise: float = 2.0) -> dict[str, list[str]]:
     """Each photo of ``folder`` played as a roll: {"taken": [...], "refused": [...], "wrong": [...]}."""
     labels = load_labels(folder)
     truths = shown(folder.parent.name, labels)
-    names = sorted(labels)[::every]
+    names = sorted(labels)
     camera = ReplayCamera(folder, hold_frames=HOLD)
     camera.files = [folder / n for n in names]
     rng = np.random.default_rng(0)
