@@ -86,6 +86,16 @@ class Table:
         for line in self.proc.stdout:
             self.lines.append(line)
 
+    def printed(self, *words: str, timeout: float = 5.0) -> bool:
+        """Whether the table printed a line holding all of ``words``: its output is
+        read by a thread, so a line printed before a reply may arrive after it."""
+        deadline = time.monotonic() + timeout
+        while not any(all(w in line for w in words) for line in list(self.lines)):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     def stderr(self) -> str:
         try:
             return self.log_path.read_text(errors="replace")[-4000:]
