@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from waiting import until
+
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
 
@@ -89,12 +91,7 @@ class Table:
     def printed(self, *words: str, timeout: float = 5.0) -> bool:
         """Whether the table printed a line holding all of ``words``: its output is
         read by a thread, so a line printed before a reply may arrive after it."""
-        deadline = time.monotonic() + timeout
-        while not any(all(w in line for w in words) for line in list(self.lines)):
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.05)
-        return True
+        return until(lambda: any(all(w in line for w in words) for line in list(self.lines)), timeout)
 
     def stderr(self) -> str:
         try:
