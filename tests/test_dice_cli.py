@@ -130,14 +130,22 @@ def test_robust_reads_every_transform(photos, tmp_path: Path, capsys) -> None:
         )
         == 0
     )
-    table = json.loads(capsys.readouterr().out)["die_accuracy"]
+    got = json.loads(capsys.readouterr().out)
+    table = got["die_accuracy"]
     assert set(table) == {"as taken", "scale 2", "gamma 1.6"}
     assert table["as taken"][tmp_path.name] == pytest.approx(6 / 7)
     assert table["scale 2"][tmp_path.name] == pytest.approx(6 / 7)
+    # One photo of the three is read sure and wrong (roll1.png), as eval counts it.
+    assert got["photos_wrong"]["as taken"][tmp_path.name] == pytest.approx(1 / 3)
+    assert set(got["photos_wrong"]) == set(table)
     assert main(["dice", "robust", "--json", "--table", "--transform", "rotate 30", str(tmp_path)]) == 0
     table = json.loads(capsys.readouterr().out)["die_accuracy"]
     assert table["as taken"][tmp_path.name] == pytest.approx(6 / 7)  # the table's reading of a rest
     assert table["rotate 30"][tmp_path.name] == pytest.approx(6 / 7)
+    assert main(["dice", "robust", "--transform", "scale 2", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("scale 2") and f"{tmp_path.name} 0.857 (+0.000, wrong 0.333)" in lines[0]
+    assert lines[1].startswith("as taken") and "wrong 0.333" in lines[1]
     assert main(["dice", "robust", "--transform", "sideways", str(tmp_path)]) == 2
     assert "unknown transform 'sideways'" in capsys.readouterr().err
 
