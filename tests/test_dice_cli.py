@@ -150,6 +150,48 @@ def test_robust_reads_every_transform(photos, tmp_path: Path, capsys) -> None:
     assert "unknown transform 'sideways'" in capsys.readouterr().err
 
 
+def test_confusion_counts_what_each_labelled_value_is_read_as() -> None:
+    from vision.evaluate import confusion
+
+    box = [0, 0, 10, 10]
+    labels = {
+        "a.png": {"dice": [{"value": 3, "box": box}, {"value": 5, "box": [50, 50, 60, 60]}]},
+        "b.png": {"dice": [{"value": 3, "box": box}, {"value": 2, "box": [80, 0, 90, 10]}]},
+    }
+    preds = {
+        # a 3 read as a sure 2, a 5 read right but unsure, and a reading where no die is
+        "a.png": [
+            {"value": 2, "box": [1, 1, 9, 9], "confidence": 0.8},
+            {"value": 5, "box": [51, 51, 59, 59], "confidence": 0.3},
+            {"value": 4, "box": [200, 200, 210, 210], "confidence": 0.99},
+        ],
+        # a 3 read right and sure; the 2 not found
+        "b.png": [{"value": 3, "box": [0, 0, 10, 10], "confidence": 0.9}],
+    }
+    assert confusion(labels, preds) == {
+        2: {"-": [1, 0]},
+        3: {"2": [1, 1], "3": [1, 1]},
+        5: {"5": [1, 0]},
+    }
+
+
+def test_eval_prints_the_confusion_table(photos, tmp_path: Path, capsys) -> None:
+    _labelled(photos, tmp_path)
+    relabelled = json.loads((tmp_path / "labels.json").read_text())["roll1.png"]["dice"][0]["value"]
+    assert main(["dice", "eval", "--confusion", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{tmp_path.name}: labelled value (rows) read as (columns): readings / sure" in out
+    assert f"  {relabelled:5d} " in out  # the relabelled die's row
+    assert main(["dice", "eval", "--json", str(tmp_path)]) == 0
+    (got,) = json.loads(capsys.readouterr().out)
+    table = got["confusion"]
+    # Seven dice, all found; the one relabelled in roll1.png shows under its label as another value.
+    assert sum(n for cells in table.values() for n, _ in cells.values()) == 7
+    assert "-" not in {read for cells in table.values() for read in cells}
+    wrong = {(label, read) for label, cells in table.items() for read in cells if read != label}
+    assert len(wrong) == 1 and wrong.pop()[0] == str(relabelled)
+
+
 def test_eval_without_labels(tmp_path: Path, capsys) -> None:
     assert main(["dice", "eval", str(tmp_path)]) == 2
     assert "labels.json" in capsys.readouterr().err

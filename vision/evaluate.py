@@ -33,6 +33,7 @@ class Result:
     outcomes: dict[str, Any]
     reliability: list[dict[str, Any]] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
+    confusion: dict[int, dict[str, list[int]]] = field(default_factory=dict)
 
 
 def predict(
@@ -103,6 +104,25 @@ def reliability(labels: dict[str, Any], preds: dict[str, list[dict]]) -> list[di
     return rows
 
 
+def confusion(
+    labels: dict[str, Any], preds: dict[str, list[dict]], sure: float = SURE
+) -> dict[int, dict[str, list[int]]]:
+    """Per labelled value, what its dice were read as: ``{label: {read: [readings, sure ones]}}``,
+    ``read`` a value or ``"-"`` for a die no reading lies on (matched as the scorer matches).
+    Unsure readings count too: they show what the pip counter gets wrong before the grade refuses it."""
+    table: dict[int, dict[str, list[int]]] = {v: {} for v in range(1, 7)}
+    for name, lab in labels.items():
+        p = preds.get(name, [])
+        on = {i: p[j] for j, i in _match(lab["dice"], p).items()}
+        for i, g in enumerate(lab["dice"]):
+            d = on.get(i)
+            read = "-" if d is None else str(int(d["value"]))
+            cell = table.setdefault(int(g["value"]), {}).setdefault(read, [0, 0])
+            cell[0] += 1
+            cell[1] += int(d is not None and float(d.get("confidence", 1.0)) >= sure)
+    return {v: cells for v, cells in table.items() if cells}
+
+
 def _graded(labels: dict[str, Any], preds: dict[str, list[dict]]) -> tuple[np.ndarray, np.ndarray]:
     """Every reading's confidence and whether it is right (matched as the scorer matches)."""
     conf, right = [], []
@@ -149,4 +169,11 @@ def evaluate(
     labels, preds, seconds = predict(photos, read, transform)
     sure = {n: [d for d in p if d["confidence"] >= SURE] for n, p in preds.items()}
     name = Path(folder).parent.name if Path(folder).name in ("train", "test") else Path(folder).name
-    return Result(name, score(labels, sure), outcomes(labels, preds), reliability(labels, preds), seconds)
+    return Result(
+        name,
+        score(labels, sure),
+        outcomes(labels, preds),
+        reliability(labels, preds),
+        seconds,
+        confusion(labels, preds),
+    )

@@ -50,6 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     _table_option(p)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--misread", action="store_true", help="list every die read wrong, missed or made up")
+    p.add_argument(
+        "--confusion",
+        action="store_true",
+        help="what each labelled value is read as, sure or not (where the pip counter goes wrong)",
+    )
     p.set_defaults(func=_eval)
 
     p = which.add_parser(
@@ -167,12 +172,32 @@ def _eval(args: argparse.Namespace) -> int:
                 where = "[" + ", ".join(f"{v:.0f}" for v in box) + "]"
                 what = "no die there" if want is None else f"labelled {want}"
                 print(f"{r.name} {name} {where}: {what}, read {got if got is not None else 'nothing'}")
+        if args.confusion:
+            print(_confusion_lines(r))
         print(f"{r.name}: reliability (confidence bin: readings, mean confidence, share right)")
         for row in r.reliability:
             if row["readings"]:
                 print(f"  {row['bin']}: {row['readings']:5d}  {row['confidence']:.3f}  {row['right']:.3f}")
     print(_table(results))
     return 0
+
+
+def _confusion_lines(r) -> str:
+    """The confusion table: a row per labelled value, a column per value read ("-": not
+    found); each cell the readings and, after the slash, how many of them were sure."""
+    reads = [str(v) for v in range(1, 7)] + ["-"]
+    lines = [f"{r.name}: labelled value (rows) read as (columns): readings / sure"]
+    lines.append("  label " + "".join(f"{c:>9s}" for c in reads))
+    for label, cells in sorted(r.confusion.items()):
+        row = "".join(f"{_cell(cells.get(c), c == '-'):>9s}" for c in reads)
+        lines.append(f"  {label:5d} {row}")
+    return "\n".join(lines)
+
+
+def _cell(counts: list[int] | None, missed: bool) -> str:
+    if counts is None:
+        return "."
+    return str(counts[0]) if missed else f"{counts[0]}/{counts[1]}"
 
 
 def _table_option(p: argparse.ArgumentParser) -> None:
@@ -195,7 +220,8 @@ def _reader(args: argparse.Namespace) -> Callable[[np.ndarray], list] | None:
 def _as_json(r) -> dict:
     figures = {k: v for k, v in r.figures.items() if k not in ("failures", "misread")}
     o = {k: v for k, v in r.outcomes.items() if k != "wrong_photos"}
-    return {"dataset": r.name, **figures, "outcomes": o, "reliability": r.reliability}
+    confusion = {str(label): cells for label, cells in r.confusion.items()}
+    return {"dataset": r.name, **figures, "outcomes": o, "reliability": r.reliability, "confusion": confusion}
 
 
 COLUMNS = (
