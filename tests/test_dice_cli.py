@@ -122,6 +122,38 @@ def test_eval_as_the_table_reads_each_photo_in_three_views(
     assert shapes == [(480, 640), (640, 480), (480, 640)] * 3  # as is, turned a quarter, mirrored
 
 
+def test_eval_reads_with_another_set_of_models(photos, tmp_path: Path, capsys) -> None:
+    import shutil
+
+    import vision.reader
+
+    _labelled(photos, tmp_path)
+    shipped = Path(vision.reader.__file__).parent / "models"
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in vision.reader.NAMES:
+        shutil.copy(shipped / name, models / name)
+    assert main(["dice", "eval", "--json", str(tmp_path)]) == 0
+    (alone,) = json.loads(capsys.readouterr().out)
+    assert main(["dice", "eval", "--json", "--models", str(models), str(tmp_path)]) == 0
+    (copied,) = json.loads(capsys.readouterr().out)
+    assert copied == alone  # a copy of the shipped set reads exactly as the shipped set
+    # A set whose grade trusts nothing reads every die unsure: only the empty table is read right.
+    doubts = tmp_path / "doubts"
+    shutil.copytree(models, doubts)
+    grade = json.loads((doubts / "confidence.json").read_text())
+    grade["right"]["bias"] = -100.0
+    (doubts / "confidence.json").write_text(json.dumps(grade))
+    assert main(["dice", "eval", "--json", "--table", "--models", str(doubts), str(tmp_path)]) == 0
+    (doubting,) = json.loads(capsys.readouterr().out)
+    assert doubting["outcomes"] == {"right": 1, "refused": 2, "wrong": 0}
+    assert alone["outcomes"] == {"right": 2, "refused": 0, "wrong": 1}
+    (models / "verifier.onnx").unlink()
+    assert main(["dice", "eval", "--models", str(models), str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{models}: no verifier.onnx" in err
+
+
 def test_robust_reads_every_transform(photos, tmp_path: Path, capsys) -> None:
     _labelled(photos, tmp_path)
     assert (

@@ -8,6 +8,9 @@ turns what the reading saw into the probability that its value is right.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 import cv2
 import numpy as np
 
@@ -15,6 +18,33 @@ from vision import confidence, face, finder, verify
 from vision import tunables as T
 from vision.die import Die
 from vision.halvings import Halvings
+
+# The files of a set of the reader's models, as ``vision/models`` holds them.
+NAMES = ("finder.onnx", "verifier.onnx", "confidence.json")
+
+
+@dataclass(frozen=True)
+class Models:
+    """The reader's learned files (``SHIPPED``: the ones in ``vision/models``). Another
+    set, say one trained without one dataset, reads the same photos with them."""
+
+    finder: Path
+    verifier: Path
+    confidence: Path
+
+    @classmethod
+    def in_folder(cls, folder: Path) -> Models:
+        """The set in ``folder`` (``finder.onnx``, ``verifier.onnx``, ``confidence.json``)."""
+        models = cls(*(Path(folder) / name for name in NAMES))
+        missing = [p.name for p in (models.finder, models.verifier, models.confidence) if not p.is_file()]
+        if missing:
+            raise FileNotFoundError(
+                f"{folder}: no {', '.join(missing)} (a set of the reader's models has all three)"
+            )
+        return models
+
+
+SHIPPED = Models(finder.MODEL, verify.MODEL, confidence.MODEL)
 
 
 def as_bgr(image: np.ndarray) -> np.ndarray:
@@ -26,9 +56,12 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def read_dice(image: np.ndarray) -> list[Die]:
+def read_dice(image: np.ndarray, models: Models = SHIPPED) -> list[Die]:
     """Every die whose top face shows in ``image``, each with its confidence."""
-    graded = [(spot, reading, confidence.grade(spot, reading)) for spot, reading in _read_spots(image)]
+    graded = [
+        (spot, reading, confidence.grade(spot, reading, models.confidence))
+        for spot, reading in _read_spots(image, models)
+    ]
     # Only what is likely a die may make a larger spot a cluster of dice, or be its pips.
     kept = _one_per_die([g for g in graded if g[2].die >= T.DIE_MIN])
     sure_dice = [(s, r) for s, r, g in kept if g.die >= T.SURE_DIE]
@@ -53,19 +86,19 @@ def _softer_than_the_rest(reading: face.FaceReading, others: list[face.FaceReadi
     return reading.sharpness < T.SOFT * float(np.median([r.sharpness for r in others]))
 
 
-def readings(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
+def readings(image: np.ndarray, models: Models = SHIPPED) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` with a top face the verifier can see,
     and what the face reads, one per die, ungraded."""
-    return _one_per_die(_read_spots(image))
+    return _one_per_die(_read_spots(image, models))
 
 
-def _read_spots(image: np.ndarray) -> list[tuple[finder.Spot, face.FaceReading]]:
+def _read_spots(image: np.ndarray, models: Models = SHIPPED) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` with a top face the verifier can see, and what it reads."""
     if image is None or image.size == 0:
         return []
     image = Halvings(as_bgr(np.ascontiguousarray(image)))
-    spots = [s for s in finder.find(image) if s.score >= T.FINDER_MIN]
-    opinions = verify.opinions(image, [(s.x, s.y, s.side) for s in spots])
+    spots = [s for s in finder.find(image, models.finder) if s.score >= T.FINDER_MIN]
+    opinions = verify.opinions(image, [(s.x, s.y, s.side) for s in spots], models.verifier)
     # Counting pips is the reader's costly step: spots the verifier sees no top face in are left unread.
     keep = [i for i, o in enumerate(opinions) if o[0] < T.NO_FACE]
     spots, opinions = [spots[i] for i in keep], opinions[keep]

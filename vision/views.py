@@ -62,12 +62,13 @@ def read_views(
     return combine([read_in_view(reader, f, views[i % len(views)]) for i, f in enumerate(frames)])
 
 
-def read_rest(image: np.ndarray) -> list[Die]:
+def read_rest(image: np.ndarray, reader: Callable[[np.ndarray], list[Die]] | None = None) -> list[Die]:
     """``image`` read as the table reads a settled roll: once in each view, combined
-    (the table's frames differ by sensor noise too; a photo is one still scene)."""
+    (the table's frames differ by sensor noise too; a photo is one still scene).
+    ``reader`` reads one frame (default ``vision.read_dice``)."""
     import vision
 
-    return read_views(vision.read_dice, [image] * len(VIEWS))
+    return read_views(reader or vision.read_dice, [image] * len(VIEWS))
 
 
 def combine(readings: list[list[Die]]) -> list[Die]:

@@ -4,6 +4,7 @@ labelled sets, check the camera regions."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
     )
-    _table_option(p)
+    _reader_options(p)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--misread", action="store_true", help="list every die read wrong, missed or made up")
     p.add_argument(
@@ -66,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
     )
     p.add_argument("--transform", action="append", metavar="NAME", help="only these transforms (repeatable)")
-    _table_option(p)
+    _reader_options(p)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=_robust)
 
@@ -200,21 +201,34 @@ def _cell(counts: list[int] | None, missed: bool) -> str:
     return str(counts[0]) if missed else f"{counts[0]}/{counts[1]}"
 
 
-def _table_option(p: argparse.ArgumentParser) -> None:
+def _reader_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--table",
         action="store_true",
         help="read each photo as the table reads a rest: three times, as is, turned a quarter and mirrored",
     )
+    p.add_argument(
+        "--models",
+        type=Path,
+        metavar="DIR",
+        help="read with the finder.onnx, verifier.onnx and confidence.json in DIR (say, ones trained without "
+        "a dataset)",
+    )
 
 
 def _reader(args: argparse.Namespace) -> Callable[[np.ndarray], list] | None:
-    """The whole reader on one photo, or with ``--table`` the table's reading of a rest."""
+    """The whole reader on one photo (with ``--models``, those models), or with
+    ``--table`` the table's reading of a rest."""
+    read = None
+    if getattr(args, "models", None) is not None:
+        from vision.reader import Models, read_dice
+
+        read = functools.partial(read_dice, models=Models.in_folder(args.models))
     if not getattr(args, "table", False):
-        return None
+        return read
     from vision.views import read_rest
 
-    return read_rest
+    return read_rest if read is None else functools.partial(read_rest, reader=read)
 
 
 def _as_json(r) -> dict:

@@ -27,18 +27,21 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import confidence, reader
+from vision import confidence, finder, reader, verify
 from vision.evaluate import _match
 from vision.training.sources import HELD_BACK, photos, rendered
 
 
-def readings(source: Iterable[tuple[np.ndarray, list[dict]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features of every reading of the labelled frames of ``source``, whether it
-    lies on a labelled die, and whether it also has that die's value."""
+def readings(
+    source: Iterable[tuple[np.ndarray, list[dict]]], models: reader.Models = reader.SHIPPED
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features of every reading of the labelled frames of ``source`` (read with the
+    finder and verifier of ``models``), whether it lies on a labelled die, and
+    whether it also has that die's value."""
     xs, dice, ys = [], [], []
     for image, labels in source:
         found = []
-        for spot, reading in reader.readings(image):
+        for spot, reading in reader.readings(image, models):
             half = spot.side / 2
             box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
             found.append(({"value": reading.value, "box": box}, confidence.features(spot, reading)))
@@ -77,7 +80,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=confidence.MODEL)
     ap.add_argument("--leave-out", help="a dataset to leave out of the fit")
     ap.add_argument("--rendered", type=int, default=300, help="rendered frames to fit on too (0: none)")
+    ap.add_argument(
+        "--finder",
+        type=Path,
+        default=finder.MODEL,
+        help="the die finder to read with (default: the shipped one)",
+    )
+    ap.add_argument(
+        "--verifier",
+        type=Path,
+        default=verify.MODEL,
+        help="the face verifier to read with (default: the shipped one)",
+    )
     args = ap.parse_args(argv)
+    models = reader.Models(args.finder, args.verifier, args.out)
     cv2.setNumThreads(1)
     xs, ds, ys, ws = [], [], [], []
     sources = {
@@ -88,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rendered:
         sources["rendered"] = rendered(args.rendered)
     for name, source in sources.items():
-        x, d, y = readings(source)
+        x, d, y = readings(source, models)
         print(f"{name}: {len(y)} readings, {d.mean():.3f} on dice, {y.mean():.3f} right", flush=True)
         xs.append(x)
         ds.append(d)

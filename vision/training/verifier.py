@@ -55,16 +55,20 @@ def _label(x: float, y: float, side: float, dice: list, loose: bool) -> int:
 
 
 def crops_of(
-    source: Iterable[tuple[np.ndarray, list[dict]]], pip_area: bool, rng: np.random.Generator
+    source: Iterable[tuple[np.ndarray, list[dict]]],
+    pip_area: bool,
+    rng: np.random.Generator,
+    finder_model: Path = finder.MODEL,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The stored crops of every frame of ``source`` and their classes."""
+    """The stored crops of every frame of ``source`` (at the spots ``finder_model`` marks, and
+    around the labelled dice) and their classes."""
     xs, ys = [], []
     for image, labels in source:
         # Crops come through the frame's halvings, as the reader takes them.
         frame = Halvings(image)
         grey = frame.grey(0)
         dice = _dice(labels, pip_area)
-        for spot in finder.find(frame):
+        for spot in finder.find(frame, finder_model):
             if spot.score >= T.FINDER_MIN:
                 xs.append(verify.crop(frame, spot.x, spot.y, spot.side, STORED))
                 ys.append(_label(spot.x, spot.y, spot.side, dice, pip_area))
@@ -135,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", type=Path, required=True, help="the folder holding the datasets")
     ap.add_argument("--out", type=Path, default=verify.MODEL)
+    ap.add_argument(
+        "--finder",
+        type=Path,
+        default=finder.MODEL,
+        help="the die finder whose spots it learns from (default: shipped)",
+    )
     ap.add_argument("--leave-out", help="a dataset to leave out of training")
     ap.add_argument("--steps", type=int, default=4000)
     ap.add_argument("--batch", type=int, default=128)
@@ -158,9 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     for folder in sorted(p for p in args.datasets.iterdir() if (p / "train" / "labels.json").is_file()):
         if folder.name != args.leave_out:
             kept = photos(folder / "train", skip=args.held_back)
-            sources[folder.name] = crops_of(kept, folder.name in PIP_AREA_BOXES, rng)
+            sources[folder.name] = crops_of(kept, folder.name in PIP_AREA_BOXES, rng, args.finder)
     if args.rendered:
-        sources["rendered"] = crops_of(rendered(args.rendered, seed=20_000), False, rng)
+        sources["rendered"] = crops_of(rendered(args.rendered, seed=20_000), False, rng, args.finder)
     for name, (_, y) in sources.items():
         print(
             f"{name}: {len(y)} crops, classes {np.bincount(y, minlength=verify.CLASSES).tolist()}", flush=True
