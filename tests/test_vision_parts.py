@@ -295,3 +295,12 @@ def test_a_missing_network_file_is_named_in_the_error(tmp_path) -> None:
         finder.find(frame, model=tmp_path / "finder.onnx")
     with pytest.raises(FileNotFoundError, match="face verifier"):
         verify.opinions(frame, [(48.0, 48.0, 30.0)], model=tmp_path / "verifier.onnx")
+
+
+def test_the_grade_fit_refuses_a_model_file_that_is_not_there(tmp_path: Path, capsys) -> None:
+    from vision.training import confidence as fit
+
+    with pytest.raises(SystemExit) as stop:
+        fit.main(["--datasets", str(tmp_path), "--finder", str(tmp_path / "finder.onnx")])
+    assert stop.value.code == 2
+    assert f"{tmp_path / 'finder.onnx'}: no such model file" in capsys.readouterr().err

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision import confidence, finder, reader, verify
 from vision.evaluate import _match
-from vision.training.sources import HELD_BACK, photos, rendered
+from vision.training.sources import HELD_BACK, model_file, photos, rendered
 
 
 def readings(
@@ -82,13 +82,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rendered", type=int, default=300, help="rendered frames to fit on too (0: none)")
     ap.add_argument(
         "--finder",
-        type=Path,
+        type=model_file,
         default=finder.MODEL,
         help="the die finder to read with (default: the shipped one)",
     )
     ap.add_argument(
         "--verifier",
-        type=Path,
+        type=model_file,
         default=verify.MODEL,
         help="the face verifier to read with (default: the shipped one)",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,3 +53,11 @@ def rendered(count: int, seed: int = 10_000) -> Iterator[tuple[np.ndarray, list[
         if bad is not None:
             labels.append({"value": 0, "box": bad.box})
         yield image, labels
+
+
+def model_file(text: str) -> Path:
+    """An argument naming one of the reader's model files, which must be there."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text}: no such model file")
+    return path

@@ -25,7 +25,7 @@ from vision import finder, verify
 from vision import tunables as T
 from vision.halvings import Halvings
 from vision.training.finder import PIP_AREA_BOXES
-from vision.training.sources import HELD_BACK, photos, rendered
+from vision.training.sources import HELD_BACK, model_file, photos, rendered
 
 # Crops are stored two die sides wide, so that turning and rescaling them leaves the window filled.
 STORED = 2 * verify.SIDE_PX
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=verify.MODEL)
     ap.add_argument(
         "--finder",
-        type=Path,
+        type=model_file,
         default=finder.MODEL,
         help="the die finder whose spots it learns from (default: shipped)",
     )
