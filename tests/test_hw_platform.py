@@ -37,7 +37,8 @@ def test_simulation_uses_gpiozero_mock_pins():
 
 
 def test_open_devices_in_simulation():
-    cfg = from_dict({"buttons": {"hold_time": 0.2}, "camera": {"width": 320, "height": 240}})
+    # A hold time no simulated short press can reach, however slow the machine.
+    cfg = from_dict({"buttons": {"hold_time": 1.5}, "camera": {"width": 320, "height": 240}})
     with open_devices(cfg, simulate=True) as devices:
         assert isinstance(devices, Devices)
         assert devices.simulated and devices.messages == []
