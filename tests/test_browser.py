@@ -141,6 +141,26 @@ def test_phone_move_shows_on_tv_within_a_second(table, tv, phone):
     assert tv.errors == [] and phone.errors == []
 
 
+def test_the_same_state_again_leaves_the_page_alone(table, tv):
+    # A redraw of an unchanged state would replace a button under a finger that
+    # is tapping it (the tap is lost); only a new state redraws the page.
+    bmu_game(table)
+    tv.goto(table.base + "/tv")
+    tv.wait_for_selector("#link-status.online")
+    tv.evaluate(
+        """() => { window.redraws = 0; new MutationObserver(() => { window.redraws++; })
+        .observe(document.getElementById('live'), {childList: true}); }"""
+    )
+    with tv.expect_response(lambda r: "/part/" in r.url):
+        tv.evaluate("TablePi.refresh()")  # the state the page shows already
+    seq = live_seq(tv)
+    table.command({"type": "roll", "dice": [1, 1, 2, 3, 4], "manual": True})
+    tv.wait_for_function(f"document.querySelector('#live .state').dataset.seq > {seq}")
+    # Fetches run one at a time: the first was drawn (or left) before the new state.
+    assert tv.evaluate("window.redraws") == 1
+    assert tv.errors == []
+
+
 def test_device_button_changes_the_screen(table, browser):
     table.command(
         {

@@ -12,6 +12,7 @@
   var hooks = [];
   var fetching = false;
   var again = false;
+  var lastHtml = null;
 
   var TP = (window.TablePi = window.TablePi || {});
   TP.afterRender = function (fn) { hooks.push(fn); fn(region); };
@@ -31,6 +32,10 @@
     fetch("/part/" + view, { cache: "no-store", credentials: "same-origin" })
       .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.text(); })
       .then(function (html) {
+        // The same state again (a command's own refresh after its event's):
+        // the page is left alone, so a tap or a choice in progress is not lost.
+        if (html === lastHtml) return;
+        lastHtml = html;
         region.innerHTML = html;
         runHooks();
       })
