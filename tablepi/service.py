@@ -666,16 +666,17 @@ class Service:
         # In a turn the table plays, the dice in the tray are nobody's roll:
         # they are shown, never refused, never played.
         problem = None if table_turn else reading_problem(readings, kept_values)
-        reading = {"dice": readings, "problem": problem, "at": self.clock()}
-        with self._frame_lock:
-            self._frame_dice = list(dice)
-        self.last_reading = reading
-        self.table.publish("reading", reading)
         # After a simulated roll the next reading is that roll, even if the
         # settle detector missed the motion (a frame dropped under load).
         forced = self._force_next_reading
         rolled = rolled or forced
         self._force_next_reading = False
+        # "rolled": a throw's reading, which the rules are given; the others only show the tray.
+        reading = {"dice": readings, "problem": problem, "at": self.clock(), "rolled": rolled}
+        with self._frame_lock:
+            self._frame_dice = list(dice)
+        self.last_reading = reading
+        self.table.publish("reading", reading)
         if table_turn:
             return
         if problem is not None and rolled:
