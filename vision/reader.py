@@ -35,13 +35,12 @@ class Models:
     @classmethod
     def in_folder(cls, folder: Path) -> Models:
         """The set in ``folder`` (``finder.onnx``, ``verifier.onnx``, ``confidence.json``)."""
-        models = cls(*(Path(folder) / name for name in NAMES))
-        missing = [p.name for p in (models.finder, models.verifier, models.confidence) if not p.is_file()]
+        missing = [name for name in NAMES if not (Path(folder) / name).is_file()]
         if missing:
             raise FileNotFoundError(
                 f"{folder}: no {', '.join(missing)} (a set of the reader's models has all three)"
             )
-        return models
+        return cls(*(Path(folder) / name for name in NAMES))
 
 
 SHIPPED = Models(finder.MODEL, verify.MODEL, confidence.MODEL)

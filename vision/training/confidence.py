@@ -93,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the face verifier to read with (default: the shipped one)",
     )
     args = ap.parse_args(argv)
+    # Readings are taken ungraded: the grade named here is the one being fitted.
     models = reader.Models(args.finder, args.verifier, args.out)
     cv2.setNumThreads(1)
     xs, ds, ys, ws = [], [], [], []
