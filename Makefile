@@ -1,16 +1,31 @@
 # The two commands a new user needs: `make run` and `make test`.
+# Both install exactly the versions in requirements/*.txt (the lock, with
+# hashes); `make lock` refreshes it. pyproject.toml keeps compatible ranges
+# for anyone installing TablePi as a package.
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+PIP    := $(PY) -m pip install -q --disable-pip-version-check
 PYTHON ?= python3
+LOCK   := requirements
+# On a Raspberry Pi the environment is the installer's (systemd/pi-env.sh):
+# apt's picamera2 and lgpio visible beside the locked packages.
+ON_PI  := $(shell grep -qas "Raspberry Pi" /proc/device-tree/model && echo yes)
 
-.PHONY: run test lint bench browser mosquitto screenshots clean
+.PHONY: run test test-latest lint bench browser mosquitto screenshots lock clean
 
-$(STAMP): pyproject.toml
+$(VENV)/.table: $(LOCK)/table.txt $(LOCK)/pi.txt pyproject.toml
+ifeq ($(ON_PI),yes)
+	sh systemd/pi-env.sh $(VENV) --editable
+else
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	$(PIP) --require-hashes -r $(LOCK)/table.txt
+	$(PIP) --no-deps --no-build-isolation -e .
+endif
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.table $(LOCK)/dev.txt
+	$(PIP) --require-hashes -r $(LOCK)/dev.txt
+	touch $@
 
 # Headless Chromium for the page tests, from Debian's packages.
 browser:
@@ -21,30 +36,42 @@ browser:
 	    || { echo "Could not install chromium via apt; the browser tests need /usr/bin/chromium." >&2; exit 1; }; \
 	fi
 
-# Mosquitto for the venue tests, from Debian's packages. The tests start their
-# own broker on a free port with a temporary config; the package's own service
-# (on port 1883, where systemd starts it) plays no part in them.
+# Mosquitto for the venue tests, and Debian's numpy, Cython and compiler for
+# the test that builds a Raspberry Pi OS environment, from Debian's packages.
+# The tests start their own broker on a free port with a temporary config; the
+# package's own service (on port 1883, where systemd starts it) plays no part.
+DEBS := mosquitto python3-venv python3-dev python3-numpy cython3 gcc
 mosquitto:
-	@if ! command -v mosquitto >/dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ]; then \
+	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
-	  echo "Installing Mosquitto for the venue tests (apt)..."; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq mosquitto >/dev/null \
-	    || { echo "Could not install mosquitto via apt; the venue tests need it." >&2; exit 1; }; \
+	  echo "Installing $$(echo $$missing) for the tests (apt)..."; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
+	    || { echo "Could not install $$(echo $$missing) via apt; the tests need them." >&2; exit 1; }; \
 	fi
 
-run: $(STAMP)
+run: $(VENV)/.table
 	$(VENV)/bin/tablepi run
 
-test: $(STAMP) browser mosquitto
+test: $(VENV)/.dev browser mosquitto
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest -q
 
-lint: $(STAMP)
+# The reader's tests on the newest releases pyproject.toml allows, in an
+# environment of their own (.venv-latest); the lock is not touched.
+test-latest:
+	rm -rf .venv-latest
+	$(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/python -m pip install -q --disable-pip-version-check --upgrade -e '.[dev]'
+	.venv-latest/bin/python -m pip list --disable-pip-version-check 2>/dev/null | grep -iE '^(numpy|opencv-python-headless|flask|pillow) '
+	.venv-latest/bin/pytest -q tests/test_vision_*.py tests/test_camera_replay.py tests/test_camera_loop.py
+
+lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-bench: $(STAMP) mosquitto
+bench: $(VENV)/.dev mosquitto
 	$(VENV)/bin/tablepi bench rules
 	$(VENV)/bin/tablepi bench dice
 	$(VENV)/bin/tablepi bench table
@@ -54,8 +81,23 @@ bench: $(STAMP) mosquitto
 	$(VENV)/bin/tablepi bench stats
 
 # The README's pictures, taken by the browser tests of a real simulated table.
-screenshots: $(STAMP) browser mosquitto
+screenshots: $(VENV)/.dev browser mosquitto
 	TABLEPI_PICTURES=docs/pictures $(VENV)/bin/pytest -q tests/test_browser_pictures.py
 
+# Refresh the lock: keep every pinned version that still fits pyproject.toml
+# and pin what is new; `make lock UPGRADE=1` moves everything to the newest
+# releases (then re-measure the reader: see README, "Versions").
+UV := .venv-lock/bin/uv
+lock:
+	[ -x $(UV) ] || { $(PYTHON) -m venv .venv-lock && .venv-lock/bin/python -m pip install -q uv==0.13.9; }
+	$(UV) pip compile -q $(if $(UPGRADE),--upgrade) --universal --python-version 3.11 --generate-hashes \
+	  pyproject.toml $(LOCK)/build.in -o $(LOCK)/table.txt
+	$(UV) pip compile -q $(if $(UPGRADE),--upgrade) --universal --python-version 3.11 --generate-hashes \
+	  pyproject.toml --extra dev -c $(LOCK)/table.txt -o $(LOCK)/dev.txt
+	$(UV) pip compile -q $(if $(UPGRADE),--upgrade) --universal --python-version 3.11 --generate-hashes \
+	  $(LOCK)/pi.in -c $(LOCK)/table.txt -o $(LOCK)/pi.txt
+	$(UV) pip compile -q $(if $(UPGRADE),--upgrade) --universal --python-version 3.11 --generate-hashes \
+	  $(LOCK)/train.in -c $(LOCK)/dev.txt -o $(LOCK)/train.txt
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .venv-latest .venv-lock build *.egg-info

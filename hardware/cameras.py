@@ -19,7 +19,6 @@ a context manager.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import math
 import os
@@ -34,6 +33,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from hardware.board import on_pi
 from vision.synth import draw_die
 
 log = logging.getLogger(__name__)
@@ -72,31 +72,107 @@ class Camera:
 # --- real cameras ---------------------------------------------------------------
 
 
-class PiCamera(Camera):
-    """The Raspberry Pi camera module through picamera2 (imported here only)."""
+def load_picamera2() -> Any:
+    """picamera2's ``Picamera2`` class, or a CameraError that says why it cannot load.
 
-    def __init__(self, width: int = 640, height: int = 480, fps: float = 15):
-        try:
-            from picamera2 import Picamera2
-        except ImportError as exc:
+    picamera2 comes from Raspberry Pi OS's apt; it fails to import for more
+    reasons than its absence (apt's simplejpeg built for another numpy raises
+    ValueError, a broken libcamera raises anything), and each must be said."""
+    try:
+        from picamera2 import Picamera2
+    except ImportError as exc:
+        if getattr(exc, "name", None) in ("picamera2", None) and "picamera2" in str(exc):
             raise CameraError(
                 "picamera2 is not installed (on Raspberry Pi OS: sudo apt install python3-picamera2)"
             ) from exc
+        raise CameraError(f"picamera2 does not import: {exc}") from exc
+    except Exception as exc:
+        raise CameraError(
+            f"picamera2 does not import ({type(exc).__name__}: {exc}); "
+            "reinstall the table's environment with systemd/pi-env.sh"
+        ) from exc
+    return Picamera2
+
+
+def pi_cameras(picamera2: Any) -> list[dict]:
+    """The cameras libcamera offers that sit on the Pi's camera connector (not USB webcams)."""
+    try:
+        cameras = picamera2.global_camera_info()
+    except Exception as exc:
+        log.debug("libcamera lists no cameras: %s", exc)
+        return []
+    # libcamera also offers USB webcams; those are better read through OpenCV.
+    return [c for c in cameras if "usb" not in str(c.get("Id", "")).lower()]
+
+
+AF_MODE_MANUAL = 0  # libcamera.controls.AfModeEnum.Manual
+AF_MODE_CONTINUOUS = 2  # libcamera.controls.AfModeEnum.Continuous
+
+
+class PiCamera(Camera):
+    """A Raspberry Pi camera module through picamera2 (imported here only).
+
+    A camera that fails to configure or start is closed at once, so the next
+    attempt finds it free. A frame that does not come within ``timeout``
+    seconds (a loose ribbon) raises CameraError, and the grabber reopens.
+    With autofocus (Camera Module 3) the lens focuses continuously, or stays
+    at ``lens_position`` dioptres when one is given.
+    """
+
+    def __init__(
+        self,
+        width: int = 640,
+        height: int = 480,
+        fps: float = 15,
+        *,
+        lens_position: float | None = None,
+        timeout: float = 2.0,
+    ):
+        picamera2 = load_picamera2()
+        if not pi_cameras(picamera2):
+            raise CameraError("no camera on the Pi's camera connector (rpicam-hello --list-cameras)")
         try:
-            self._cam = Picamera2()
+            # The list is ordered camera-connector cameras first: 0 is one of those.
+            cam = picamera2(0)
+        except Exception as exc:
+            raise CameraError(f"the Pi camera did not open: {exc}") from exc
+        self._cam = cam
+        self._timeout = float(timeout)
+        self._size = (int(width), int(height))
+        try:
             # libcamera's "RGB888" is stored B, G, R: exactly OpenCV's order.
-            config = self._cam.create_video_configuration(
-                main={"size": (int(width), int(height)), "format": "RGB888"},
+            config = cam.create_video_configuration(
+                main={"size": self._size, "format": "RGB888"},
                 controls={"FrameRate": float(fps)},
             )
-            self._cam.configure(config)
-            self._cam.start()
+            cam.configure(config)
+            self.focus = self._focus(lens_position)
+            cam.start()
         except Exception as exc:
-            raise CameraError(f"Pi camera did not start: {exc}") from exc
-        self._size = (int(width), int(height))
+            self.close()
+            raise CameraError(f"the Pi camera did not start: {exc}") from exc
+
+    def _focus(self, lens_position: float | None) -> str:
+        if "AfMode" not in (self._cam.camera_controls or {}):
+            return "fixed lens"
+        if lens_position is None:
+            self._cam.set_controls({"AfMode": AF_MODE_CONTINUOUS})
+            return "continuous autofocus"
+        self._cam.set_controls({"AfMode": AF_MODE_MANUAL, "LensPosition": float(lens_position)})
+        return f"lens at {lens_position:g} dioptres"
 
     def read(self) -> np.ndarray | None:
-        frame = self._cam.capture_array("main")
+        if self._cam is None:
+            raise CameraError("the Pi camera is closed")
+        try:
+            frame = self._cam.capture_array("main", wait=self._timeout)
+        except TimeoutError as exc:
+            # The request stays queued inside picamera2 until flushed; then the camera can close.
+            try:
+                self._cam.cancel_all_and_flush()
+            except Exception as flush_exc:
+                log.debug("flushing the Pi camera: %s", flush_exc)
+            raise CameraError(f"no frame from the Pi camera within {self._timeout:g} s") from exc
         if frame is None:
             return None
         if frame.ndim == 3 and frame.shape[2] == 4:
@@ -108,11 +184,13 @@ class PiCamera(Camera):
         return self._size
 
     def close(self) -> None:
+        cam, self._cam = self._cam, None
+        if cam is None:
+            return
         try:
-            self._cam.stop()
-            self._cam.close()
+            cam.close()  # stops the camera first when it runs
         except Exception as exc:
-            log.debug("closing the Pi camera: %s", exc)
+            log.warning("closing the Pi camera: %s", exc)
 
     def __repr__(self) -> str:
         return f"<PiCamera {self._size[0]}x{self._size[1]}>"
@@ -642,10 +720,6 @@ class ResilientCamera(Camera):
 # --- choosing a source --------------------------------------------------------------
 
 
-def picamera_available() -> bool:
-    return importlib.util.find_spec("picamera2") is not None
-
-
 def _device_present(device: int | str) -> bool:
     # Asking OpenCV for a missing /dev/videoN prints warnings and can be slow.
     if sys.platform.startswith("linux"):
@@ -654,29 +728,34 @@ def _device_present(device: int | str) -> bool:
     return True
 
 
-def choose_source(cfg: Any, simulate: bool) -> str:
-    """The source ``open_camera`` will use: "picamera", "opencv", "replay" or "synthetic"."""
-    from hardware.platform import on_pi
-
+def choose_source(cfg: Any, simulate: bool) -> tuple[str, str]:
+    """The source ``open_camera`` will use ("picamera", "opencv", "replay" or
+    "synthetic") and why, in words for the OLED, the log and ``/healthz``."""
     source = getattr(cfg, "source", "auto")
     if source != "auto":
         if simulate and source == "picamera":
-            log.info("simulation mode: the Pi camera is replaced by synthetic dice")
-            return "synthetic"
-        return source
+            return "synthetic", "simulation: synthetic dice in place of the Pi camera"
+        return source, f"camera source {source!r} in the settings"
     if simulate:
-        return "synthetic"
-    if on_pi() and picamera_available():
-        return "picamera"
+        return "synthetic", "simulation: synthetic dice"
+    no_pi_camera = "not a Raspberry Pi"
+    if on_pi():
+        try:
+            if pi_cameras(load_picamera2()):
+                return "picamera", "a camera on the Pi's camera connector"
+            no_pi_camera = "no camera on the Pi's camera connector"
+        except CameraError as exc:
+            no_pi_camera = str(exc)
     device = getattr(cfg, "device", 0)
     if _device_present(device):
         try:
             OpenCVCamera(device).close()
-            return "opencv"
+            return "opencv", f"a webcam at {device!r} ({no_pi_camera})"
         except CameraError:
             pass
-    log.warning("no camera found (no Pi camera, nothing at %r); using synthetic dice", device)
-    return "synthetic"
+    why = f"no camera found ({no_pi_camera}; nothing at {device!r}): synthetic dice"
+    log.warning("%s", why)
+    return "synthetic", why
 
 
 def source_opener(cfg: Any, source: str, *, seed: int = 0) -> Callable[[], Camera]:
@@ -684,7 +763,8 @@ def source_opener(cfg: Any, source: str, *, seed: int = 0) -> Callable[[], Camer
     height = int(getattr(cfg, "height", 480))
     fps = float(getattr(cfg, "fps", 15))
     if source == "picamera":
-        return lambda: PiCamera(width, height, fps)
+        lens = getattr(cfg, "lens_position", None)
+        return lambda: PiCamera(width, height, fps, lens_position=lens)
     if source == "opencv":
         device = getattr(cfg, "device", 0)
         return lambda: OpenCVCamera(device, width, height, fps)
@@ -707,10 +787,12 @@ def open_camera(
     start: bool = True,
 ) -> ResilientCamera:
     """The camera for the ``[camera]`` settings, wrapped so it survives failures."""
-    source = choose_source(cfg, simulate)
+    source, why = choose_source(cfg, simulate)
+    log.info("camera: %s (%s)", source, why)
     fps = float(getattr(cfg, "fps", 15))
     size = (int(getattr(cfg, "width", 640)), int(getattr(cfg, "height", 480)))
     opener = source_opener(cfg, source, seed=seed)
     camera = ResilientCamera(opener, on_event, 1 / fps, size=size, name=f"{source} camera", start=start)
     camera.kind = source
+    camera.why = why
     return camera

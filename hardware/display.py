@@ -195,8 +195,8 @@ class TableDisplay:
 
     # --- screens -------------------------------------------------------------
 
-    def start(self, address: str, pin: str) -> None:
-        self._show("start", screens.start, address, pin, mirror=(address, PIN_MASK))
+    def start(self, address: str, pin: str, camera: str = "") -> None:
+        self._show("start", screens.start, address, pin, camera, mirror=(address, PIN_MASK, camera))
 
     def countdown(self, seconds: float, label: str = "", under: bool = False) -> None:
         """The mission timer; with ``under`` while a secret is up, drawn for

@@ -12,20 +12,13 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from hardware.board import on_pi
+
+__all__ = ["Devices", "on_pi", "open_devices", "pin_factory"]
+
 log = logging.getLogger(__name__)
-
-MODEL_FILE = Path("/proc/device-tree/model")
-
-
-def on_pi(model_file: Path = MODEL_FILE) -> bool:
-    """True on a Raspberry Pi (by the device tree's model string)."""
-    try:
-        return "Raspberry Pi" in model_file.read_bytes().decode("ascii", "replace")
-    except OSError:
-        return False
 
 
 def pin_factory(simulate: bool):

@@ -97,11 +97,14 @@ class Painter:
 # --- screens ------------------------------------------------------------------
 
 
-def start(p: Painter, address: str, pin: str) -> None:
+def start(p: Painter, address: str, pin: str, camera: str = "") -> None:
+    """The address and PIN to join with; under them, which camera reads the dice."""
     p.centred(0, "TablePi", 14)
     p.line([(0, 17), (p.width - 1, 17)])
-    p.centred(21, address, 10)
-    p.centred(36, f"PIN {pin}", 20)
+    p.centred(20, address, 10)
+    p.centred(32, f"PIN {pin}", 18)
+    if camera:
+        p.centred(54, camera, 9)
 
 
 BADGE_WIDTH, BADGE_HEIGHT = 15, 11

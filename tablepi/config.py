@@ -78,6 +78,8 @@ class CameraConfig:
     fps: float = 15
     tray: list[tuple[float, float]] | None = None
     keep: tuple[float, float, float, float] | None = None
+    # Dioptres (1 / metres) for an autofocus camera held at one distance; None focuses continuously.
+    lens_position: float | None = None
 
 
 @dataclass
@@ -391,6 +393,14 @@ def _check_device(value: Any, key: str, report: Callable) -> int | str:
     raise _Bad('a camera index (0, 1, ...) or a device path such as "/dev/video0"')
 
 
+def _check_lens(value: Any, key: str, report: Callable) -> float | None:
+    if value is False:
+        return None
+    if _is_number(value) and 0 <= value <= 32:
+        return float(value)
+    raise _Bad("dioptres 0-32 (1 / the distance in metres; 0 is infinity), or false for autofocus")
+
+
 def _fraction(value: Any) -> bool:
     return _is_number(value) and 0 <= value <= 1
 
@@ -440,6 +450,7 @@ _CAMERA = {
     "fps": (_number_range(0, 120, "frames per second, more than 0 and at most 120", open_low=True), "fps"),
     "tray": (_check_tray, "tray corners"),
     "keep": (_check_keep, "area for dice set aside"),
+    "lens_position": (_check_lens, "fixed focus of an autofocus camera"),
 }
 _WEB = {
     "host": (_text('a host name or address such as "0.0.0.0"'), "listen address"),

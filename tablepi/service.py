@@ -341,7 +341,15 @@ class Service:
         self.controller.on_button(action)
 
     def _show_start(self) -> None:
-        self.display.start(self.address or "starting...", self.pin)
+        self.display.start(self.address or "starting...", self.pin, self._camera_words())
+
+    def _camera_words(self) -> str:
+        """Which camera reads the dice, for the start screen ("" until one is chosen)."""
+        kind = getattr(self._camera, "kind", None)
+        if kind == "synthetic" and not self.simulated:
+            return "camera: none, enter rolls"
+        words = {"picamera": "Pi camera", "opencv": "webcam", "replay": "photos", "synthetic": "simulated"}
+        return f"camera: {words[kind]}" if kind in words else ""
 
     def _make_controller(self, kind: str | None) -> None:
         if self._controller_ready and kind == self._controller_kind:
@@ -639,6 +647,8 @@ class Service:
         self._loop = loop
         if self._camera_state == "starting":
             self._camera_state = "ok"
+        # The start screen now can say which camera was chosen.
+        self._jobs.put(lambda: self.controller is None and self._show_start())
         loop.run(self._stop)
 
     @property
@@ -715,6 +725,15 @@ class Service:
 
     # -- health --------------------------------------------------------------
 
+    def _camera_health(self) -> dict[str, Any]:
+        camera = self._camera
+        health: dict[str, Any] = {"state": self._camera_state}
+        if camera is not None:
+            # Which source "auto" chose, and why: the first thing to ask of a table that reads no dice.
+            health["source"] = getattr(camera, "kind", None)
+            health["why"] = getattr(camera, "why", None)
+        return health
+
     def health(self) -> dict[str, Any]:
         state = self.table.public_state()
         game = state.get("game")
@@ -724,7 +743,7 @@ class Service:
             "ok": bool(alive) and store_problem is None,
             "store": {"ok": store_problem is None, "problem": store_problem},
             "game": None if game is None else {"id": game["id"], "kind": game["kind"], "seq": state["seq"]},
-            "camera": {"state": self._camera_state},
+            "camera": self._camera_health(),
             "display": {"simulated": bool(getattr(self.display, "simulated", self.simulated))},
             "buttons": {"available": self.buttons is not None, "simulated": self.simulated},
             "simulated": self.simulated,

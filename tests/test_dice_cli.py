@@ -264,9 +264,17 @@ def test_calibrate_from_the_configured_camera(tmp_path: Path, capsys) -> None:
     out = tmp_path / "camera.png"
     assert main(["dice", "calibrate", "--config", str(cfg), "--out", str(out)]) == 0
     # the synthetic camera's five dice, all in the tray (a die the reader doubts may be left out)
-    read, in_tray = re.search(r"(\d) dice read, (\d) in the tray", capsys.readouterr().out).groups()
+    printed = capsys.readouterr().out
+    read, in_tray = re.search(r"(\d) dice read, (\d) in the tray", printed).groups()
     assert read == in_tray and int(read) in (4, 5)
     assert cv2.imread(str(out)) is not None
+    assert "camera: synthetic (camera source 'synthetic' in the settings)" in printed
+    sharp = float(re.search(r"sharpness (\d+)", printed).group(1))
+    # the same frame blurred reads softer
+    blurred = tmp_path / "blurred.png"
+    cv2.imwrite(str(blurred), cv2.GaussianBlur(cv2.imread(str(out)), (0, 0), 3))
+    assert main(["dice", "calibrate", "--image", str(blurred), "--out", str(tmp_path / "b.png")]) == 0
+    assert float(re.search(r"sharpness (\d+)", capsys.readouterr().out).group(1)) < sharp / 2
 
 
 def test_empty_reads_the_squares_without_dice(photos, tmp_path: Path, capsys) -> None:

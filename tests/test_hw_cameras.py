@@ -287,13 +287,16 @@ def test_open_camera_replay(photos):
 
 
 def test_auto_without_any_camera_falls_back_to_synthetic(monkeypatch, caplog):
-    monkeypatch.setattr("hardware.platform.on_pi", lambda: False)
+    monkeypatch.setattr(cameras, "on_pi", lambda: False)
     monkeypatch.setattr(cameras, "_device_present", lambda device: False)
     cfg = SimpleNamespace(source="auto", device=0)
-    assert choose_source(cfg, simulate=False) == "synthetic"
+    assert choose_source(cfg, simulate=False) == (
+        "synthetic",
+        "no camera found (not a Raspberry Pi; nothing at 0): synthetic dice",
+    )
     assert "no camera found" in caplog.text
-    assert choose_source(SimpleNamespace(source="opencv", device=0), simulate=False) == "opencv"
-    assert choose_source(SimpleNamespace(source="picamera"), simulate=True) == "synthetic"
+    assert choose_source(SimpleNamespace(source="opencv", device=0), simulate=False)[0] == "opencv"
+    assert choose_source(SimpleNamespace(source="picamera"), simulate=True)[0] == "synthetic"
 
 
 def test_picamera_missing_is_a_clear_error(monkeypatch):

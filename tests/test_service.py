@@ -267,6 +267,18 @@ def test_run_refuses_a_bad_config_with_a_clear_message(tmp_path: Path) -> None:
     assert not (tmp_path / DB_NAME).exists()  # nothing was started
 
 
+def test_the_start_screen_and_health_say_which_camera_reads_the_dice(tmp_path: Path) -> None:
+    service = Service(Config(data_dir=tmp_path), tmp_path, simulate=True)
+    service.start("http://192.0.2.7:8080/")
+    try:
+        assert until(lambda: service.health()["camera"].get("source") == "synthetic")
+        assert service.health()["camera"]["why"] == "simulation: synthetic dice"
+        assert until(lambda: service.display._last_show[2][2] == "camera: simulated")
+        assert service.display.screen == "start"
+    finally:
+        service.close()
+
+
 def test_close_stops_the_camera_and_frees_the_pins(tmp_path: Path) -> None:
     import threading
 

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from tablepi.service import sd_notify, watchdog_interval
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "tablepi.service"
 INSTALL = ROOT / "systemd" / "install.sh"
+PI_ENV = ROOT / "systemd" / "pi-env.sh"
 
 
 def _unit() -> configparser.ConfigParser:
@@ -68,18 +70,71 @@ def test_install_script() -> None:
     text = INSTALL.read_text()
     assert os.access(INSTALL, os.X_OK)
     subprocess.run(["sh", "-n", str(INSTALL)], check=True)
+    subprocess.run(["sh", "-n", str(PI_ENV)], check=True)
     for needed in (
-        "python3-picamera2",
-        "python3-lgpio",
-        "i2c-tools",
-        "--system-site-packages",
-        '"$PREFIX[pi]"',
+        "pi-env.sh",
         "raspi-config nonint do_i2c 0",
         "gpio,i2c,video",
         "systemctl enable tablepi.service",
         "systemctl restart tablepi.service",
     ):
         assert needed in text, needed
+
+
+def _dry_run(tmp_path: Path, sources: str | None) -> subprocess.CompletedProcess:
+    apt = tmp_path / "apt"
+    (apt / "sources.list.d").mkdir(parents=True, exist_ok=True)
+    if sources is not None:
+        (apt / "sources.list.d" / "raspi.list").write_text(sources)
+    env = dict(
+        os.environ, TABLEPI_DRY_RUN="1", TABLEPI_APT_DIR=str(apt), TABLEPI_PREFIX=str(tmp_path / "opt")
+    )
+    return subprocess.run(["sh", str(INSTALL)], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_the_installer_on_raspberry_pi_os_does_what_it_says(tmp_path: Path) -> None:
+    run = _dry_run(tmp_path, "deb http://archive.raspberrypi.com/debian/ bookworm main\n")
+    assert run.returncode == 0, run.stderr
+    steps = [line[2:] for line in run.stdout.splitlines() if line.startswith("+ ")]
+    apt = next(s for s in steps if "apt-get install" in s)
+    assert "--no-install-recommends" in apt
+    assert {"python3-picamera2", "python3-lgpio", "i2c-tools"} <= set(apt.split())
+    venv = next(s for s in steps if " -m venv " in s)
+    assert venv.startswith("/usr/bin/python3 ") and "--system-site-packages" in venv
+    pip = [s for s in steps if " -m pip install " in s]
+    # The lock's pinned, hashed versions, the Pi's simplejpeg among them; TablePi itself without deps.
+    assert "--require-hashes" in pip[0]
+    assert "requirements/table.txt" in pip[0] and "requirements/pi.txt" in pip[0]
+    assert "--no-deps" in pip[1]
+    assert any("import picamera2" in s for s in steps)
+    assert steps.index(apt) < steps.index(venv) < steps.index(pip[0])
+    assert any(s.startswith("systemctl restart tablepi.service") for s in steps)
+    assert not (tmp_path / "opt").exists()  # a dry run changes nothing
+
+
+def test_the_installer_refuses_other_systems_at_once(tmp_path: Path) -> None:
+    run = _dry_run(tmp_path, None)
+    assert run.returncode != 0
+    assert "This is not Raspberry Pi OS" in run.stderr
+    assert "apt-get" not in run.stdout and "Copying" not in run.stdout
+
+
+def test_locked_versions_are_what_the_pi_needs() -> None:
+    pins = {}
+    for name in ("table.txt", "pi.txt", "dev.txt"):
+        for line in (ROOT / "requirements" / name).read_text().splitlines():
+            if "==" in line and not line.startswith(" "):
+                package, version = line.split(" ")[0].split("==")
+                pins.setdefault(package, set()).add(version)
+    assert all(len(v) == 1 or k in ("numpy", "scipy") for k, v in pins.items()), pins  # one version each
+    # gpiozero 2.0-2.0.1.post2 fail on a Pi 5 (a wrong gpiochip, a NameError in LGPIOFactory).
+    (gpiozero,) = pins["gpiozero"]
+    assert tuple(int(x) for x in gpiozero.replace(".post", ".").split(".")) >= (2, 0, 1, 3)
+    assert "simplejpeg" in pins and "picamera2" not in pins and "lgpio" not in pins
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "gpiozero>=2.0.1.post3" in project["dependencies"]
+    extras = [r for reqs in project["optional-dependencies"].values() for r in reqs]
+    assert not [r for r in project["dependencies"] + extras if r.startswith(("picamera2", "lgpio"))]
 
 
 @pytest.fixture

@@ -20,10 +20,11 @@ SIZES = [(640, 480), (1280, 720), (640, 640)]
 SEEDS = range(3)
 # Surfaces that no reading mistakes for dice.
 CLEAN = ["plain", "wood", "cloth", "speckle"]
-# Sure phantom readings, summed over SEEDS x SIZES (9 frames), as measured:
-# bold printed letters and rings pass for pips on a face now and then, and
-# crumbs on a stain line up like pips. Lower these as the reader learns.
-PHANTOMS_AT_MOST = {"tray": 0, "print": 0, "mat": 0, "stains": 1}
+# Sure phantom readings, summed over SEEDS x SIZES (9 frames): bold printed letters
+# and rings pass for pips on a face now and then, and crumbs on a stain line up
+# like pips. Measured 0 / 0 / 0 / 1 with OpenCV 5.0 and 5.1; each bound has a
+# frame's room. Lower these as the reader learns.
+PHANTOMS_AT_MOST = {"tray": 1, "print": 1, "mat": 1, "stains": 2}
 
 
 def sure(dice: list[Die]) -> list[Die]:
@@ -76,28 +77,39 @@ def _dice_read(kind: str, seed: int) -> tuple[int, int]:
     return wrong, sum(1 for d in found if not near(d, 0.75))
 
 
-# Dice not read sure and right of the 15 on a surface, as measured (most of
-# them refused rather than misread: a woven cloth's or a play mat's pattern
-# round a small die lowers its confidence).
-WRONG_AT_MOST = {"cloth": 2, "tray": 3, "print": 1, "mat": 5, "stains": 1}
+# Dice not read sure and right of the 15 on a surface (most of them refused rather
+# than misread: a woven cloth's or a play mat's pattern round a small die lowers
+# its confidence). Measured 0 on plain, wood and speckle, cloth 1, tray 2, print 0,
+# mat 2, stains 1 (OpenCV 5.0 and 5.1); each bound has a die's room.
+WRONG_AT_MOST = {
+    "plain": 1,
+    "wood": 1,
+    "speckle": 1,
+    "cloth": 2,
+    "tray": 3,
+    "print": 1,
+    "mat": 3,
+    "stains": 2,
+}
 
 
 @pytest.mark.parametrize("kind", EMPTY_KINDS)
 def test_five_dice_on_every_surface_are_read_right(kind: str) -> None:
     results = [_dice_read(kind, seed) for seed in SEEDS]
-    assert sum(wrong for wrong, _ in results) <= WRONG_AT_MOST.get(kind, 0), results
+    assert sum(wrong for wrong, _ in results) <= WRONG_AT_MOST[kind], results
     if kind in CLEAN:
         assert all(extra == 0 for _, extra in results), results
 
 
-@pytest.mark.parametrize("name", ["byler-d6", "rune55-d6", "matteop65-d6"])
+@pytest.mark.parametrize("name", ["byler-d6", "rune55-d6", "matteop65-d6", "reinvent-d6"])
 def test_empty_parts_of_real_photos_read_no_sure_die(shared_dir, name: str) -> None:
     from vision.robust import empty_phantoms
 
-    # every 50th train photo: the squares holding no labelled die, at three scales
-    tiles, phantoms, where = empty_phantoms(shared_dir / "datasets" / name / "train", every=50)
-    assert tiles > 20
-    assert phantoms == 0, where
+    # every 20th train photo: the squares holding no labelled die, at three scales (87 / 69 /
+    # 378 / 102 tiles). None read a sure die with OpenCV 5.0 or 5.1; one is the margin.
+    tiles, phantoms, where = empty_phantoms(shared_dir / "datasets" / name / "train", every=20)
+    assert tiles > 50
+    assert phantoms <= 1, where
 
 
 def test_empty_tiles_keep_clear_of_every_labelled_die() -> None:

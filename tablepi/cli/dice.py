@@ -402,6 +402,9 @@ def _calibrate(args: argparse.Namespace) -> int:
         return 1
     in_tray = len(rolled) + len(kept)
     print(f"{args.out}: {len(dice)} dice read, {in_tray} in the tray, {len(kept)} in the keep area")
+    # Compare this figure while turning a lens or changing lens_position: the highest is in focus.
+    sharpness = cv2.Laplacian(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
+    print(f"sharpness {sharpness:.0f} (the variance of the Laplacian: the higher, the sharper)")
     return 0
 
 
@@ -424,6 +427,8 @@ def _camera_frame(camera_cfg):
         try:
             wait = getattr(camera, "wait_frame", None)
             frame = wait(CAMERA_WAIT_SECONDS) if wait is not None else camera.read()
+            focus = getattr(getattr(camera, "source", None), "focus", None)
+            print(f"camera: {camera.kind} ({camera.why})" + (f"; focus: {focus}" if focus else ""))
         finally:
             close = getattr(camera, "close", None)
             if close is not None:
