@@ -186,6 +186,7 @@ class Service:
             step_seconds=step,
             hold=self._table_hold,
         )
+        self.table.turn_guard = self.table_player.refusal
         self._devices = self._open_devices()
         self.display = self._devices["display"]
         self.buttons = self._devices["buttons"]

@@ -24,6 +24,10 @@ Interface (the web and the controllers build on it):
         # Event(type="missed") so the viewer re-reads the state
     table.events_since(event_id) -> list[Event] | None   # None: too old, re-read state
     table.publish(type, data)   # device events ("rolling", "camera", "error"); never secrets
+    table.turn_guard = callable(command, source) -> str | None
+        # asked before a game's own command is played; a reason refuses it
+        # (RuleError, rule "table-turn"): in a turn the table plays, people's
+        # commands do not play for it (tablepi.table_player)
 
     Event(id: int, type: str, data: dict)   # types: "state", "rolling", "reading",
                                             # "timer", "camera", "error", "display", "missed"
@@ -195,6 +199,7 @@ class Table:
         self._undo_cache: tuple[tuple[int | None, int], dict[str, Any]] | None = None
         # How many commands were in effect at each snapshot written or found.
         self._snapshot_depth: dict[int, int] = {0: 0}
+        self.turn_guard: Callable[[dict[str, Any], str], str | None] | None = None
         self._resume()
 
     # -- reading -------------------------------------------------------------
@@ -287,6 +292,10 @@ class Table:
                 raise CommandError("there is no game on the table; start one first (new_game)")
             if ctype == "undo":
                 return self._undo(source, command.get("seq"))
+            if self.turn_guard is not None:
+                refusal = self.turn_guard(command, source)
+                if refusal is not None:
+                    raise RuleError("table-turn", refusal)
             return self._play(command, source)
 
     def _new_game(self, command: dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,10 @@ The table never fights a person:
   themselves;
 - it waits while the camera's reading of a roll was refused and not yet
   settled (``hold``, given by the service: a person may be about to fix it);
-- the camera plays no part in its turns (the service ignores readings then).
+- the camera plays no part in its turns (the service ignores readings then);
+- and no person plays for it: while it plays its turn, the table refuses
+  every game command but its own (``refusal``, the table's ``turn_guard``);
+  an undo, and "Let the table play" after one, are what people can do then.
 
 Its dice come from ``rng``: the operating system's random source at the
 table, ``random.Random(seed)`` in tests and demos (``tablepi run
@@ -129,6 +132,21 @@ class TablePlayer:
             "why": WAITING_WORDS.get(waiting or "", waiting),
             "next": autoplay.describe(state, command) if command else None,
         }
+
+    def refusal(self, command: dict[str, Any], source: str) -> str | None:
+        """Why ``command`` may not be played now (None: it may): in a turn the
+        table plays and is not waiting in, only the table's own steps are."""
+        if source == "table" or self.table.kind != "beam_me_up":
+            return None
+        public = self.table.public_state()
+        game = self._game(public)
+        if game is None or not autoplay.table_to_act(game["state"]) or self.waiting(public) is not None:
+            return None
+        name = game["state"]["turn"]["name"]
+        return (
+            f"It is {name}'s turn, and the table plays it: wait for its move, "
+            "or undo to take its last step back."
+        )
 
     # -- people -------------------------------------------------------------------------
 

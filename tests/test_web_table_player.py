@@ -100,3 +100,35 @@ def test_the_same_seed_gives_the_same_dice(tmp_path):
         svc.close()
     assert rolls[0] == rolls[1]
     assert random.Random(3).randint(1, 6) == rolls[0][0]
+
+
+def test_in_the_table_s_turn_no_person_plays_for_it(service, client):
+    robo_s_turn(service)
+    rolled = service.table_player.step()["game"]["state"]
+    assert rolled["options"]  # something a person could have chosen
+    phone = client.get("/part/phone").get_data(as_text=True)
+    assert rolled["options"][0]["text"] in phone  # shown, for people to follow
+    assert '"type":"choose"' not in phone and 'id="bmu-actions"' not in phone
+    seq = service.table.seq
+    for command in (
+        {"type": "choose", "option": 0},
+        {"type": "end_turn"},
+        {"type": "roll", "dice": [1, 1, 1, 1, 1], "manual": True},
+    ):
+        response = client.post("/api/commands", json=command, headers=pin(service))
+        assert response.status_code == 409, command
+        assert response.get_json() == {
+            "error": "It is Robo's turn, and the table plays it: wait for its move, "
+            "or undo to take its last step back.",
+            "rule": "table-turn",
+        }
+    assert service.table.seq == seq
+    # Undo stays open to people; after it the table waits, and a person may play the step.
+    assert client.post("/api/commands", json={"type": "undo"}, headers=pin(service)).status_code == 200
+    manual = {"type": "roll", "dice": [2, 3, 4, 5, 6], "manual": True}
+    response = client.post("/api/commands", json=manual, headers=pin(service))
+    assert response.status_code == 200 and response.get_json()["game"]["last"]["source"] == "web"
+    # Then it is the table's to play again, and a person's choice is refused once more.
+    response = client.post("/api/commands", json={"type": "choose", "option": 0}, headers=pin(service))
+    assert response.status_code == 409
+    assert service.table_player.step()["game"]["last"]["source"] == "table"
