@@ -48,6 +48,7 @@ TICK_SECONDS = 0.1
 # How long close() waits for the service's threads, in all (see close()).
 CLOSE_SECONDS = 10.0
 DISPLAY_EVENT_SECONDS = 1.0
+LOST_NOTICE = "Saved games were lost: see the web page"
 CAMERA_RETRY_SECONDS = 1.0
 # Simulated presses waiting or in progress at once; more are refused (a flood
 # of presses from the web must not hold every web thread, nor starve /healthz).
@@ -154,6 +155,9 @@ class Service:
         self._press_slots = threading.BoundedSemaphore(MAX_PRESSES)
         self._press_lock = threading.Lock()
         self._store_problem: str | None = None
+        # Held on the OLED until a button is pressed or a command is played:
+        # the players must learn that games were lost before they play on.
+        self._notice = LOST_NOTICE if self.store.lost_writes else None
         self._stop = threading.Event()
         self._jobs: queue.Queue[Callable[[], None]] = queue.Queue()
         self._threads: list[threading.Thread] = []
@@ -179,7 +183,6 @@ class Service:
         step = table_step_seconds
         if step is None:
             step = getattr(getattr(config, "beam_me_up", None), "table_step_seconds", STEP_SECONDS)
-        self._refused_at: tuple[int | None, int] | None = None
         self.table_player = TablePlayer(
             self.table,
             rng=None if table_seed is None else random.Random(table_seed),
@@ -332,6 +335,9 @@ class Service:
     def _handle_button(self, button: str, long: bool) -> None:
         from tablepi.controllers import action_for
 
+        if self._notice is not None:
+            self._dismiss_notice()
+            return
         kind = self._controller_kind or "none"
         action = action_for(kind, button, long)
         if action is None:
@@ -340,6 +346,11 @@ class Service:
             self._show_start()
             return
         self.controller.on_button(action)
+
+    def _dismiss_notice(self) -> None:
+        self._notice = None
+        self._controller_ready = False  # draws the game's own screen again
+        self._deliver_state(self.table.public_state())
 
     def _show_start(self) -> None:
         self.display.start(self.address or "starting...", self.pin, self._camera_words())
@@ -392,10 +403,13 @@ class Service:
         display_version = None
         try:
             self._deliver_state(self.table.public_state())
+            if self._notice is not None:
+                self.display.error(self._notice)
             while not self._stop.is_set():
                 event = sub.get(timeout=TICK_SECONDS / 2)
                 if event is not None and event.type in ("state", "missed"):
                     state = event.data if event.type == "state" else self.table.public_state()
+                    self._notice = None
                     self._guard(lambda s=state: self._deliver_state(s))
                 while True:
                     try:
@@ -407,7 +421,7 @@ class Service:
                 self._heartbeat = time.monotonic()
                 if time.monotonic() - last_tick >= TICK_SECONDS:
                     last_tick = time.monotonic()
-                    if self.controller is not None:
+                    if self.controller is not None and self._notice is None:
                         self._guard(lambda n=now: self.controller.tick(n))
                     self._guard(lambda n=now: self.display.tick())
                 # The OLED mirror hears of the screen at a steady pace, changed
@@ -526,9 +540,7 @@ class Service:
     def _table_hold(self) -> str | None:
         """Why the table player must not play now: a camera reading of a roll
         was refused at the table's current move, and a person may fix it."""
-        if self._refused_at is not None and self._refused_at == (self.table.game_id, self.table.seq):
-            return "reading"
-        return None
+        return "reading" if self.table.refused_reading is not None else None
 
     def play_on(self) -> bool:
         """A person lets the table play its seat's turn after an undo."""
@@ -690,9 +702,6 @@ class Service:
         self.table.publish("reading", reading)
         if table_turn:
             return
-        if problem is not None and rolled:
-            # Until the next move, the table player waits: a person may fix it.
-            self._refused_at = (self.table.game_id, self.table.seq)
 
         def deliver() -> None:
             controller = self.controller

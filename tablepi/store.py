@@ -23,6 +23,14 @@ A database that cannot be opened, fails its integrity check or is an empty
 file is renamed aside (never deleted) and a fresh one is started;
 ``problem`` then says so.
 
+SQLite drops, without a word, every commit after a damaged frame of the
+write-ahead log. So each write also counts itself in ``meta`` and, once
+committed, writes that count to a small file beside the database
+(``tablepi.db-acked``). A database found at start-up with fewer writes than
+that file, or another database in its place, has lost what was acknowledged:
+a copy of the database and its log is kept (``tablepi.db.lost-*``) before
+anything writes to them, and ``problem`` and ``lost_writes`` say so.
+
 A write that fails (a read-only folder, a full disk) raises ``StoreError``
 with the reason and leaves ``write_problem`` set until a write succeeds
 again. If the database file is deleted or replaced while the table runs, the
@@ -35,6 +43,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -453,6 +462,44 @@ def _write_failure(path: Path, exc: sqlite3.Error) -> str:
     return f"the game database could not be written: {text}"
 
 
+ACKED_SUFFIX = "-acked"
+# The acknowledged count is overwritten in place at a fixed width, so the
+# file never grows (a full disk cannot fail it) and one sector holds it.
+_ACKED_WIDTH = 20
+
+
+def _acked_text(store_id: str, writes: int) -> bytes:
+    return f"{store_id} {writes:0{_ACKED_WIDTH}d}\n".encode()
+
+
+def _read_acked(path: Path) -> tuple[str, int] | None:
+    """The database id and the writes acknowledged in it, from the file
+    beside it; None if there is no such file or it does not read."""
+    try:
+        text = path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+    parts = text.split()
+    if len(parts) != 2 or not parts[1].isdigit():
+        log.warning("%s does not read (%r): the writes acknowledged are not known", path.name, text[:60])
+        return None
+    return parts[0], int(parts[1])
+
+
+def _written(conn: sqlite3.Connection) -> tuple[str | None, int]:
+    """The database's id and its count of writes, as SQLite reads them after
+    its recovery of the write-ahead log (no id: a new or older database)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone() is None:
+        return None, 0
+    rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('store_id', 'writes')").fetchall())
+    writes = rows.get("writes", "0")
+    return rows.get("store_id"), int(writes) if str(writes).isdigit() else 0
+
+
+def _sync(fd: int) -> None:
+    (getattr(os, "fdatasync", None) or os.fsync)(fd)
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True, allow_nan=False)
 
@@ -470,6 +517,11 @@ class Store:
         self.write_problem: str | None = None
         self.write_failures = 0
         self.lost: str | None = None
+        self.lost_writes = 0
+        self.acked_path = self.path.with_name(DB_NAME + ACKED_SUFFIX)
+        self._acked_fd: int | None = None
+        self._store_id = ""
+        self._writes_floor = 0
         self.data_dir.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = self._open()
@@ -495,6 +547,7 @@ class Store:
             self._conn = self._open()
         self._file = _file_id(self.path)
         self._probe_write()
+        self._open_acked()
 
     # -- opening -------------------------------------------------------------
 
@@ -516,6 +569,9 @@ class Store:
             raise sqlite3.DatabaseError("file is not a database")
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
         try:
+            # Before any write: a write after SQLite's recovery would overwrite
+            # the damaged part of the log, and a close would checkpoint it away.
+            self._check_acked(conn, existed=header is not None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
@@ -553,6 +609,81 @@ class Store:
             _derive(conn, "temp.")
         return conn
 
+    def _check_acked(self, conn: sqlite3.Connection, existed: bool) -> None:
+        """Compare the database SQLite now reads with the writes the table
+        acknowledged; if some are missing, keep a copy and say so."""
+        store_id, writes = _written(conn)
+        self._store_id = store_id or os.urandom(8).hex()
+        acked = _read_acked(self.acked_path)
+        if acked is None or self.problem is not None:
+            return  # nothing known, or already moved aside as damaged
+        acked_id, acked_writes = acked
+        if acked_id == store_id and writes >= acked_writes:
+            return
+        if acked_id == store_id:
+            self.lost_writes = acked_writes - writes
+            what = (
+                f"{self.lost_writes} acknowledged change(s) are missing from the game database "
+                "(its write-ahead log was damaged, so SQLite dropped them)"
+            )
+        elif not existed:
+            self.lost_writes = acked_writes
+            what = f"the game database was missing ({acked_writes} acknowledged change(s) are gone)"
+        else:
+            self.lost_writes = acked_writes
+            what = (
+                "the game database is not the one the table last wrote (replaced or restored): "
+                f"{acked_writes} acknowledged change(s) may be missing"
+            )
+        self._writes_floor = max(writes, acked_writes) if acked_id == store_id else 0
+        try:
+            kept = self._keep_copy()
+            where = f"a copy of the database and its log was kept as {kept.name}"
+        except OSError as exc:
+            where = f"no copy could be kept ({exc.strerror or exc})"
+        self.problem = f"{what}; {where}. Games may be missing from the history."
+        log.error("%s", self.problem)
+
+    def _keep_copy(self) -> Path:
+        """Copy the database and its log aside as they are, for digging out
+        what SQLite no longer reads from them."""
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        target = self.path.with_name(f"{DB_NAME}.lost-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{DB_NAME}.lost-{stamp}-{n}")
+        for suffix in ("", "-wal"):
+            source = self.path.with_name(DB_NAME + suffix)
+            if source.exists():
+                shutil.copyfile(source, target.with_name(target.name + suffix))
+        return target
+
+    def _open_acked(self) -> None:
+        """The file that holds the count of writes acknowledged; a folder the
+        table may not write to has none (it takes no writes either)."""
+        if self.write_problem is not None:
+            return
+        try:
+            fd = os.open(self.acked_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            log.warning("%s cannot be opened (%s): lost writes will not be noticed", self.acked_path, exc)
+            return
+        self._acked_fd = fd
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key='writes'").fetchone()
+        self._note_acked(int(row[0]) if row else 0)
+
+    def _note_acked(self, writes: int) -> None:
+        if self._acked_fd is None:
+            return
+        try:
+            os.pwrite(self._acked_fd, _acked_text(self._store_id, writes), 0)
+            _sync(self._acked_fd)
+        except OSError as exc:
+            # The write itself is safe in the database; only its witness failed.
+            log.warning("%s could not be written (%s)", self.acked_path.name, exc.strerror or exc)
+
     def _move_aside(self) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}")
@@ -561,7 +692,8 @@ class Store:
             n += 1
             target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}-{n}")
         os.replace(self.path, target)
-        # The WAL and shared-memory files belong to the bad database.
+        # The WAL and shared-memory files belong to the bad database (the count
+        # of acknowledged writes is started again for the new one).
         for suffix in ("-wal", "-shm"):
             side = self.path.with_name(DB_NAME + suffix)
             if side.exists():
@@ -578,6 +710,9 @@ class Store:
                     "INSERT INTO meta(key, value) VALUES ('opened_at', ?) "
                     "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                     (str(self.clock()),),
+                )
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('store_id', ?)", (self._store_id,)
                 )
         except StoreError:
             pass  # write_problem says why
@@ -625,6 +760,9 @@ class Store:
             except sqlite3.Error as exc:
                 log.debug("checkpoint at close: %s", exc)
             self._conn.close()
+            if self._acked_fd is not None:
+                os.close(self._acked_fd)
+                self._acked_fd = None
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -634,6 +772,7 @@ class Store:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:
                     yield self._conn
+                    writes = self._count_write()
                     self._conn.execute("COMMIT")
                 except BaseException:
                     # Also after a failed COMMIT: leave no transaction open behind.
@@ -651,6 +790,17 @@ class Store:
                 log.error("%s", self.write_problem)
                 raise StoreError(self.write_problem) from exc
             self.write_problem = None
+            self._note_acked(writes)
+
+    def _count_write(self) -> int:
+        row = self._conn.execute("SELECT value FROM meta WHERE key='writes'").fetchone()
+        writes = max(int(row[0]) if row and str(row[0]).isdigit() else 0, self._writes_floor) + 1
+        self._conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('writes', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (str(writes),),
+        )
+        return writes
 
     def pragma(self, name: str) -> Any:
         with self._lock:

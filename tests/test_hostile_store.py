@@ -18,6 +18,7 @@ import time
 import pytest
 from hostile_support import PLAYERS, Table, outer_space
 from PIL import Image
+from waiting import until
 
 from hardware.display import TableDisplay
 from tablepi.store import DB_NAME, Store
@@ -172,3 +173,45 @@ def test_finding_12_an_empty_database_file_is_reported_and_kept(tmp_path):
         outer_space(table)
     aside = [p for p in data.iterdir() if ".corrupt-" in p.name]
     assert len(aside) == 1 and aside[0].stat().st_size == 0
+
+
+def test_a_damaged_write_ahead_log_is_reported_and_kept(tmp_path):
+    data = tmp_path / "data"
+    with Table(data) as table:
+        outer_space(table)
+        for i in range(8):
+            assert table.command({"type": "timer_start" if i % 2 == 0 else "timer_pause"})[0] == 200
+        acknowledged = table.json("GET", "/api/state")[1]["seq"]
+        table.proc.kill()  # a power cut: the commands are in the write-ahead log only
+        table.proc.wait(5)
+    wal = data / (DB_NAME + "-wal")
+    damaged = bytearray(wal.read_bytes())
+    middle = len(damaged) // 2
+    damaged[middle : middle + 4] = bytes(b ^ 0xFF for b in damaged[middle : middle + 4])
+    wal.write_bytes(damaged)
+    with Table(data) as table:
+        status, health = table.json("GET", "/healthz", pin=True)
+        lost = [p for p in health["problems"] if "missing" in p]
+        assert lost and "lost-" in lost[0], health
+        assert table.printed("problem:", "missing"), table.lines
+        seq = table.json("GET", "/api/state")[1]["seq"]
+        assert seq < acknowledged  # SQLite did drop commits: the damage is real
+        # The OLED says so until a button is pressed.
+        notice = TableDisplay()
+        notice.error("Saved games were lost: see the web page")
+        deadline = time.monotonic() + 5
+        while _oled(table) != notice.image.tobytes() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _oled(table) == notice.image.tobytes()
+        assert table.json("POST", "/api/device/press", {"button": "A"}, pin=True)[0] == 200
+        assert until(lambda: _oled(table) != notice.image.tobytes(), 5)
+        notice.close()
+    # A copy of the database and of its damaged log was kept before anything
+    # wrote to them, so what SQLite dropped can still be dug out.
+    copies = sorted(p.name for p in data.iterdir() if ".lost-" in p.name)
+    assert len(copies) == 2 and copies[1].endswith("-wal"), copies
+    assert (data / copies[1]).read_bytes() == bytes(damaged)
+    # Reported once: the next start finds nothing missing.
+    with Table(data) as table:
+        status, health = table.json("GET", "/healthz", pin=True)
+        assert not [p for p in health["problems"] if "missing" in p], health
