@@ -24,6 +24,9 @@ Interface (the web and the controllers build on it):
         # Event(type="missed") so the viewer re-reads the state
     table.events_since(event_id) -> list[Event] | None   # None: too old, re-read state
     table.publish(type, data)   # device events ("rolling", "camera", "error"); never secrets
+    table.show_refused(reading)   # a camera reading of a throw the table did not play
+        # ({"dice", "problem", "kept"}), or None: public state as the game's
+        # "refused_reading" until the table moves on or it is replaced
     table.turn_guard = callable(command, source) -> str | None
         # asked before a game's own command is played; a reason refuses it
         # (RuleError, rule "table-turn"): in a turn the table plays, people's
@@ -200,6 +203,8 @@ class Table:
         # How many commands were in effect at each snapshot written or found.
         self._snapshot_depth: dict[int, int] = {0: 0}
         self.turn_guard: Callable[[dict[str, Any], str], str | None] | None = None
+        # A refused camera reading, and the (game id, seq) it was refused at.
+        self._refused: tuple[tuple[int | None, int], dict[str, Any]] | None = None
         self._resume()
 
     # -- reading -------------------------------------------------------------
@@ -229,7 +234,30 @@ class Table:
         )
         # What an undo would take back now (None: nothing), so pages offer it only then.
         game["undo"] = self._undoable()
+        game["refused_reading"] = self._refused_now()
         return {"seq": self._seq, "game": game}
+
+    def _refused_now(self) -> dict[str, Any] | None:
+        refused = self._refused
+        if refused is None or refused[0] != (self._game_id, self._seq):
+            return None
+        return refused[1]
+
+    @property
+    def refused_reading(self) -> dict[str, Any] | None:
+        """The camera reading refused where the table stands now, or None."""
+        with self._lock:
+            return self._refused_now()
+
+    def show_refused(self, reading: dict[str, Any] | None) -> None:
+        """Show every viewer the camera reading of a throw that was not played
+        (the dice seen and why), until a move is played or another reading
+        replaces it; None takes it away. Published only when it changes."""
+        with self._lock:
+            if self._game is None or reading == self._refused_now():
+                return
+            self._refused = None if reading is None else ((self._game_id, self._seq), dict(reading))
+            self._published()
 
     # -- events --------------------------------------------------------------
 

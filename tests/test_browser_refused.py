@@ -1,6 +1,8 @@
-"""A camera reading the table cannot take, seen from a phone and /device in a
-real `tablepi run --simulate`: the phone shows the dice the camera saw and one
-tap opens the roll editor with them; the roll sent is recorded as manual."""
+"""A camera reading the table cannot take, seen from phones, the TV and
+/device in a real `tablepi run --simulate`: it stays in sight (the dice the
+camera saw, how sure, and why it was not played) on every page until it is
+fixed or thrown again; one tap opens the roll editor with the dice seen and
+the dice set aside still set aside; the roll sent is recorded as manual."""
 
 from __future__ import annotations
 
@@ -40,7 +42,20 @@ def table(tmp_path_factory):
     proc.stop()
 
 
-def test_a_refused_reading_is_fixed_from_a_phone(table):
+def slot_labels(phone) -> list[str]:
+    return phone.locator("#rc-slots .die-button").evaluate_all(
+        "els => els.map(e => e.getAttribute('aria-label').split(': ')[1])"
+    )
+
+
+def wait_for_roll(table, roll: int) -> dict:
+    deadline = time.monotonic() + 5
+    while table.state()["game"]["state"]["roll"] < roll and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return table.state()["game"]["state"]
+
+
+def test_a_refused_reading_stays_in_sight_and_is_fixed_from_a_phone(table):
     from playwright.sync_api import sync_playwright
 
     table.command(
@@ -63,27 +78,34 @@ def test_a_refused_reading_is_fixed_from_a_phone(table):
         device.goto(table.base + "/device")
         sign_in(device, table.pin)
 
-        # The phone says what the camera saw and why it was not played.
-        fix = phone.locator("#notice button[data-open-roll='seen']")
-        fix.wait_for()
-        notice = phone.inner_text("#notice")
-        assert "Saw" in notice and "5" in notice, notice
-        seen = [int(v) for v in notice.split("Saw ")[1].split(".")[0].split()]
-        assert sorted(seen) == sorted(SEEN)
-        # The notice lets taps through to what lies under it, except on its own button.
-        assert phone.evaluate("getComputedStyle(document.getElementById('notice')).pointerEvents") == "none"
-        assert fix.evaluate("b => getComputedStyle(b).pointerEvents") == "auto"
+        # The phone shows what the camera saw and why it was not played, and keeps showing it.
+        phone.wait_for_selector("#refused-reading .seen-die")
+        words = phone.inner_text("#refused-reading")
+        assert "Read 3 dice, need 5." in words, words
+        assert phone.locator("#refused-reading .seen-die").count() == 3
+        assert phone.locator("#refused-reading .sure").first.inner_text().endswith("%")
+        refused = table.state()["game"]["refused_reading"]
+        assert sorted(d["value"] for d in refused["dice"]) == sorted(SEEN)
         assert table.state()["game"]["state"]["dice"] is None  # nothing was played
+        time.sleep(1)  # no passing notice: it is still there
+        assert phone.locator("#refused-reading").is_visible()
+        # A phone that opens the page afterwards, and the TV, see it too.
+        late = browser.new_page(viewport={"width": 390, "height": 844})
+        late.goto(table.base + "/")
+        assert "Read 3 dice" in late.inner_text("#refused-reading")
+        assert late.locator("#refused-reading button").is_hidden()  # fixing it needs the PIN
+        tv = browser.new_page(viewport={"width": 1920, "height": 1080})
+        tv.goto(table.base + "/tv")
+        assert tv.locator("#refused-reading .seen-die").count() == 3
+        assert "Read 3 dice" in tv.inner_text("#refused-reading")
         # /device lists the dice it saw, with the reason, over the frame with their boxes.
         device.wait_for_function("document.querySelectorAll('#reading .read-die').length === 3")
         assert "5" in device.inner_text("#reading")
 
         # One tap: the roll editor holds the dice the camera saw; the player adds the two it missed.
-        fix.click()
+        phone.click("#refused-reading button[data-open-roll='seen']")
         phone.locator("#roll-composer").wait_for(state="visible")
-        slots = phone.locator("#rc-slots .die-button").evaluate_all(
-            "els => els.map(e => e.getAttribute('aria-label').split(': ')[1])"
-        )
+        slots = slot_labels(phone)
         # (the camera reads the dice again and again, so their order may be another reading's)
         assert sorted(slots[:3]) == sorted(str(v) for v in SEEN) and slots[3:] == ["not set", "not set"]
         seen = [int(v) for v in slots[:3]]
@@ -92,11 +114,30 @@ def test_a_refused_reading_is_fixed_from_a_phone(table):
             phone.click(f"#rc-slots [data-slot='{slot}']")
             phone.click(f"#rc-pad [data-pick='{value}']")
         phone.click("#rc-send")
-        deadline = time.monotonic() + 5
-        while table.state()["game"]["state"]["dice"] is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        state = table.state()["game"]["state"]
+        state = wait_for_roll(table, 1)
         assert state["dice"] == [*seen, 1, 6] and state["roll"] == 1
         phone.wait_for_selector("#roll-dice .die.manual")
+
+        # Two dice set aside, and the camera again sees only three: the reading
+        # shows which of them are the ones set aside, and "Fix it" keeps them set aside.
+        aside = sorted(seen[:2])
+        phone.click("#roll-dice [data-die-index='0']")
+        phone.click("#roll-dice [data-die-index='1']")
+        phone.wait_for_function(
+            "(n) => document.querySelectorAll('#refused-reading .die.kept').length === n", arg=2
+        )
+        assert table.state()["game"]["refused_reading"]["kept"] == seen[:2]
+        phone.click("#refused-reading button[data-open-roll='seen']")
+        phone.locator("#roll-composer").wait_for(state="visible")
+        slots = phone.locator("#rc-slots .die-button").evaluate_all(
+            "els => els.map(e => e.getAttribute('aria-label'))"
+        )
+        assert [label.endswith(", set aside") for label in slots] == [True, True, False, False, False]
+        for slot, value in ((3, 4), (4, 4)):
+            phone.click(f"#rc-slots [data-slot='{slot}']")
+            phone.click(f"#rc-pad [data-pick='{value}']")
+        phone.click("#rc-send")
+        state = wait_for_roll(table, 2)
+        assert state["roll"] == 2 and sorted(state["kept"]) == aside
         assert errors == []
         browser.close()

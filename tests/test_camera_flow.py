@@ -77,7 +77,8 @@ def test_seeded_rolls_give_the_expected_options_and_board(tmp_path: Path, seed: 
                 # A reading the table cannot trust is not played; the OLED
                 # asks for another throw or a fix on a phone.
                 assert not controller.on_reading(readings, kept_values, forced=True)
-                assert display.screen == "error"
+                assert display.screen == "dice"
+                assert table.public_state()["game"]["refused_reading"]["problem"]
                 assert table.public_state()["game"]["state"]["roll"] == roll_no - 1
                 refused += 1
             if reading_problem(readings, kept_values) is None:
@@ -150,7 +151,7 @@ def test_bad_reading_asks_for_a_reroll_and_manual_roll_is_recorded(tmp_path: Pat
     controller.on_state(table.submit({"type": "advantage", "columns": ["6"]}, "web"))
     four = [{"value": v, "box": [0, 0, 1, 1], "confidence": 0.9} for v in (1, 2, 3, 4)]
     assert controller.on_reading(four) is False
-    assert display.screen == "error"
+    assert display.screen == "dice"
     assert "Read 4 dice" in controller.note
     unsure = four + [{"value": 6, "box": [0, 0, 1, 1], "confidence": 0.2}]
     assert controller.on_reading(unsure) is False
@@ -264,7 +265,8 @@ def test_dice_left_in_the_keep_area_are_kept(tmp_path: Path) -> None:
         assert service.wait_idle()
         assert service.table.seq == 2
         assert "Read 4 dice" in service.last_reading["problem"]
-        assert service.display.screen == "error"
+        assert service.display.screen == "dice"
+        assert "Read 4 dice" in service.table.public_state()["game"]["refused_reading"]["problem"]
     finally:
         service.close()
 

@@ -38,6 +38,7 @@ def test_public_state_shape(table: Table) -> None:
             "last": {"seq": 1, "type": "add", "source": "button", "manual": False, "at": 7.0},
             "last_roll": None,
             "undo": {"seq": 1, "type": "add", "source": "button", "manual": False},
+            "refused_reading": None,
         },
     }
 

@@ -13,6 +13,7 @@ from tablepi.controllers.beam_me_up import (
     NO_CAMERA,
     BeamMeUpController,
     reading_problem,
+    short_problem,
 )
 from tablepi.store import Store
 from tablepi.table import Table
@@ -196,5 +197,56 @@ def test_a_reading_that_changes_a_kept_die_is_refused(tmp_path: Path) -> None:
     table, display, controller, _ = _setup(tmp_path, settings)
     assert controller.on_reading(_dice([2, 3, 3, 5, 6]))
     assert controller.on_reading(_dice([2, 3, 4, 5, 1]), kept=[3, 3]) is False  # one 3 now reads 4
-    assert "set aside (3 3)" in controller.note and display.screen == "error"
+    assert "set aside (3 3)" in controller.note and display.screen == "dice"
     assert _view(table)["roll"] == 1
+
+
+def test_a_refused_reading_stays_in_the_public_state_and_on_the_oled_until_fixed(tmp_path: Path) -> None:
+    settings = {"players": [{"name": "Ann"}, {"name": "Ben"}], "advantage": False}
+    table, display, controller, clock = _setup(tmp_path, settings)
+    assert controller.on_reading(_dice([2, 3, 3, 5, 6]))
+    assert table.public_state()["game"]["refused_reading"] is None
+    # The two 3s set aside; the camera sees one of them as a 4.
+    seen = [*_dice([2, 3]), {"value": 4, "box": [0, 0, 1, 1], "confidence": 0.93}, *_dice([5, 1])]
+    assert controller.on_reading(seen, kept=[3, 3]) is False
+    refused = table.public_state()["game"]["refused_reading"]
+    assert [d["value"] for d in refused["dice"]] == [2, 3, 4, 5, 1]
+    assert refused["dice"][2]["confidence"] == 0.93 and refused["kept"] == [3, 3]
+    assert refused["problem"].startswith("The dice set aside (3 3) do not show.")
+    # The OLED shows the dice it saw, the one set aside marked, and a reason that fits.
+    assert display.screen == "dice"
+    assert display.drawn_boxes and all(
+        0 <= x0 and 0 <= y0 and x1 <= 128 and y1 <= 64 for x0, y0, x1, y1 in display.drawn_boxes
+    )
+    clock.now += ERROR_SECONDS + 1  # it stays: not a passing error
+    controller.tick(clock.now)
+    assert display.screen == "dice" and table.public_state()["game"]["refused_reading"] == refused
+    # Fixed by a roll from a phone: gone from the state and the OLED.
+    table.submit({"type": "roll", "dice": [2, 3, 3, 5, 1], "kept": [3, 3], "manual": True}, "web")
+    assert table.public_state()["game"]["refused_reading"] is None
+    # Thrown again: a refused reading is replaced, a good one takes it away.
+    assert controller.on_reading(_dice([1, 2, 3]), kept=[]) is False
+    assert "Read 3 dice" in table.public_state()["game"]["refused_reading"]["problem"]
+    assert controller.on_reading(_dice([6, 6, 4, 4, 4]), forced=True)
+    assert table.public_state()["game"]["refused_reading"] is None
+
+
+@pytest.mark.parametrize(
+    "dice, kept",
+    [
+        (_dice([1, 2, 3]), []),
+        (_dice([1, 2, 3, 4, 5, 6, 6, 6, 6, 6, 6, 6]), []),
+        ([{"value": v, "box": [0, 0, 1, 1], "confidence": 0.3} for v in (1, 2, 3, 4, 5)], []),
+        (_dice([1, 1, 1, 1, 1]), [6, 6, 6, 6]),
+    ],
+)
+def test_the_oled_s_reason_for_a_refused_reading_fits_its_row(dice: list[dict], kept: list[int]) -> None:
+    from PIL import Image, ImageDraw
+
+    from hardware.screens import Painter
+
+    short = short_problem(dice, kept)
+    assert short is not None and reading_problem(dice, kept) is not None
+    painter = Painter(ImageDraw.Draw(Image.new("1", (128, 64))), (128, 64))
+    assert painter.text_width(short, 12) <= 126, short
+    assert painter.text_width("Roll again or fix it", 11) <= 126

@@ -57,7 +57,24 @@ def describe(public: dict[str, Any]) -> dict[str, Any]:
         view["boards"] = [board_rows(p) for p in state.get("players", [])]
         view["dice"] = dice_marks(state.get("dice"), state.get("kept") or [])
         view["manual_roll"] = _typed_by_hand(game, state)
+        view["refused"] = refused_view(game.get("refused_reading"))
     return view
+
+
+def refused_view(reading: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A refused camera reading as the pages draw it: each die seen, how sure
+    the reader was, and whether it is one of the dice set aside."""
+    if not reading:
+        return None
+    from tablepi.controllers.beam_me_up import kept_marks
+
+    values = [int(d.get("value", 0)) for d in reading.get("dice") or []]
+    marks = kept_marks(values, [int(v) for v in reading.get("kept") or []])
+    dice = [
+        {"value": v, "sure": round(100 * float(d.get("confidence", 0))), "kept": i in marks}
+        for i, (v, d) in enumerate(zip(values, reading.get("dice") or [], strict=True))
+    ]
+    return {"dice": dice, "problem": str(reading.get("problem") or ""), "seen": " ".join(map(str, values))}
 
 
 def _typed_by_hand(game: dict[str, Any], state: dict[str, Any]) -> bool:

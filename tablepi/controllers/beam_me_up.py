@@ -38,26 +38,58 @@ DICE = 5
 MIN_CONFIDENCE = 0.6
 ERROR_SECONDS = 3.0
 NO_CAMERA = "No camera: enter rolls on a phone"
+MAX_SHOWN = 10  # dice a refused reading shows on the OLED (more would be too small to tell)
+
+
+def _refusal(dice: list[dict[str, Any]], kept: list[int] | None, count: int) -> tuple[str, str] | None:
+    """Why a reading cannot be taken as a roll: in a sentence, and in the few
+    words an OLED row holds; None if it can."""
+    if len(dice) != count:
+        return (
+            f"Read {len(dice)} dice, need {count}. Roll again or fix it on a phone.",
+            f"Saw {len(dice)} dice, not {count}",
+        )
+    unsure = [i + 1 for i, d in enumerate(dice) if float(d.get("confidence", 0)) < MIN_CONFIDENCE]
+    if unsure:
+        which = ", ".join(map(str, unsure))
+        short = f"Die {which} unclear" if len(unsure) == 1 else f"{len(unsure)} dice unclear"
+        return f"Die {which} unclear. Roll again or fix it on a phone.", short
+    if kept and Counter(kept) - Counter(int(d["value"]) for d in dice):
+        aside = " ".join(map(str, sorted(kept)))
+        return (
+            f"The dice set aside ({aside}) do not show. Put them back as they were or fix it on a phone.",
+            "Kept dice moved",
+        )
+    return None
 
 
 def reading_problem(
     dice: list[dict[str, Any]], kept: list[int] | None = None, count: int = DICE
 ) -> str | None:
-    """Why a reading cannot be taken as a roll, in words for the OLED; None if it can.
+    """Why a reading cannot be taken as a roll, in words for the pages; None if it can.
 
     The table knows how many dice there are (five, the ones set aside among
     them), so a reading of another count is refused rather than guessed at,
     and so is one in which a die set aside shows another value."""
-    if len(dice) != count:
-        return f"Read {len(dice)} dice, need {count}. Roll again or fix it on a phone."
-    unsure = [i + 1 for i, d in enumerate(dice) if float(d.get("confidence", 0)) < MIN_CONFIDENCE]
-    if unsure:
-        which = ", ".join(map(str, unsure))
-        return f"Die {which} unclear. Roll again or fix it on a phone."
-    if kept and Counter(kept) - Counter(int(d["value"]) for d in dice):
-        aside = " ".join(map(str, sorted(kept)))
-        return f"The dice set aside ({aside}) do not show. Put them back as they were or fix it on a phone."
-    return None
+    refusal = _refusal(dice, kept, count)
+    return None if refusal is None else refusal[0]
+
+
+def short_problem(dice: list[dict[str, Any]], kept: list[int] | None = None, count: int = DICE) -> str | None:
+    """``reading_problem`` in a few words, for a row of the OLED."""
+    refusal = _refusal(dice, kept, count)
+    return None if refusal is None else refusal[1]
+
+
+def kept_marks(values: list[int], kept: list[int]) -> tuple[int, ...]:
+    """Which of ``values`` (by index) show the dice set aside, each kept value once."""
+    left = Counter(kept)
+    marks = []
+    for index, value in enumerate(values):
+        if left[value] > 0:
+            left[value] -= 1
+            marks.append(index)
+    return tuple(marks)
 
 
 def seen_dice(dice: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -255,11 +287,16 @@ class BeamMeUpController:
                 self.last_kept = list(kept or [])
                 self.last_seen = list(dice)
             return False
-        if problem:
-            self.note = problem
-            self.display.error(problem)
-            self._error_until = self.clock() + ERROR_SECONDS
+        if state.get("roll", 0) >= state.get("max_rolls", 3):
+            self._show_error("Three rolls done: pick an option (A) or end the turn (hold B).")
             return False
+        if problem:
+            # Shown to everyone (OLED, phones, TV) until it is fixed or thrown again.
+            self.note = problem
+            refused = {"dice": seen_dice(dice), "problem": problem, "kept": [int(v) for v in kept or []]}
+            self._show_refused(refused)
+            return False
+        self._show_refused(None)
         values = [int(d["value"]) for d in dice]
         self.last_reading = values
         self.last_kept = list(kept or [])
@@ -269,11 +306,14 @@ class BeamMeUpController:
             self.note = "Same dice as the last roll: taken as moved. Press B to play it as a new roll."
             self._show_error(self.note)
             return False
-        if state.get("roll", 0) >= state.get("max_rolls", 3):
-            self._show_error("Three rolls done: pick an option (A) or end the turn (hold B).")
-            return False
         self.note = None
         return self._submit(roll_command(values, kept, seen=dice), source="camera")
+
+    def _show_refused(self, reading: dict[str, Any] | None) -> None:
+        show = getattr(self.table, "show_refused", None)
+        if show is not None:
+            show(reading)
+        self.on_state(self.table.public_state())
 
     def on_kept(self, kept: list[int]) -> None:
         """Dice of the roll marked as set aside on a phone or /device."""
@@ -454,6 +494,12 @@ class BeamMeUpController:
         elif phase == "advantage":
             need = state["advantage_due"] - len(self.picked)
             self.display.options(items, self.cursor, title=f"{name}: +1 in {need} col")
+        elif phase == "rolling" and not items and self._refused() is not None:
+            refused = self._refused()
+            values = [int(d["value"]) for d in refused["dice"]][:MAX_SHOWN]
+            short = short_problem(refused["dice"], refused.get("kept")) or "Not played"
+            marks = kept_marks(values, refused.get("kept") or [])
+            self.display.dice(values, short, "Roll again or fix it", kept=marks)
         elif phase == "rolling" and not items:
             dice = state.get("dice")
             if dice is None:
@@ -468,6 +514,10 @@ class BeamMeUpController:
             self.display.options(items, self.cursor, title=title)
         elif phase == "bonus":
             self.display.options(items, self.cursor, title=f"Rocket! bonus x{state.get('bonus_owed', 1)}")
+
+    def _refused(self) -> dict[str, Any] | None:
+        """The camera reading refused where the table stands (public state)."""
+        return ((self._public or {}).get("game") or {}).get("refused_reading")
 
     def _show_error(self, message: str) -> None:
         self.display.error(message)

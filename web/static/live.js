@@ -71,28 +71,8 @@
     es.onerror = function () { if (!refused) setStatus("offline", "reconnecting…"); };
     ["state", "missed", "timer", "settings", "table_player"].forEach(function (t) { es.addEventListener(t, refresh); });
     es.addEventListener("rolling", function () { body.classList.add("rolling"); });
-    es.addEventListener("reading", function (ev) {
-      body.classList.remove("rolling");
-      var d = {};
-      try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
-      if (d.problem) {
-        // What the camera saw, for one tap to correct it on the roll composer.
-        TP.seenDice = (d.dice || []).map(function (x) { return x.value; });
-        var seen = TP.seenDice.length ? " Saw " + TP.seenDice.join(" ") + "." : "";
-        showNotice("Camera: " + d.problem + seen, "warn");
-        var el = document.getElementById("notice");
-        if (el && document.getElementById("roll-composer") && TP.seenDice.length) {
-          var fix = document.createElement("button");
-          fix.type = "button";
-          fix.className = "small needs-pin";
-          fix.setAttribute("data-open-roll", "seen");
-          fix.textContent = "Fix it";
-          el.appendChild(document.createTextNode(" "));
-          el.appendChild(fix);
-          clearTimeout(showNotice.t);  // stays until the next notice
-        }
-      }
-    });
+    // A reading the table refused comes with the state (its "refused_reading"), drawn in the region.
+    es.addEventListener("reading", function () { body.classList.remove("rolling"); });
     es.addEventListener("camera", function (ev) {
       var d = {};
       try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }

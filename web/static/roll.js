@@ -29,7 +29,7 @@
     var g = pub && pub.game;
     var s = g && g.kind === "beam_me_up" ? g.state : null;
     return { seq: pub ? pub.seq : null, kind: g && g.kind, dice: s ? s.dice : null, phase: s ? s.phase : null, s: s,
-      rollSeq: g && g.last_roll ? g.last_roll.seq : null };
+      rollSeq: g && g.last_roll ? g.last_roll.seq : null, refused: g ? g.refused_reading : null };
   }
 
   function afterRender() {
@@ -71,9 +71,19 @@
     correctingSeq = correcting ? st.rollSeq : null;
     slots = [0, 0, 0, 0, 0];
     locked = [false, false, false, false, false];
-    if (mode === "seen" && TP.seenDice) {
-      // The camera's refused reading, as it saw it: the player fixes what is wrong.
-      TP.seenDice.slice(0, 5).forEach(function (v, n) { slots[n] = v; });
+    if (mode === "seen" && st.refused) {
+      // The camera's refused reading, as it saw it: the dice set aside stay
+      // marked (first), the others as read; the player fixes what is wrong.
+      var seen = (st.refused.dice || []).map(function (d) { return d.value; });
+      (st.refused.kept || []).slice(0, 5).forEach(function (v, n) {
+        slots[n] = v; locked[n] = true;
+        var at = seen.indexOf(v);
+        if (at >= 0) seen.splice(at, 1);
+      });
+      var n = locked.indexOf(false);
+      seen.forEach(function (v) {
+        if (n >= 0 && n < 5) { slots[n] = v; n++; }
+      });
     } else if (correcting && st.dice) {
       slots = st.dice.slice(0, 5);
       // The dice set aside before this roll stay marked in the editor (tap one to free it).
