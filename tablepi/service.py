@@ -164,6 +164,10 @@ class Service:
         self._kept: list[int] = []
         self._force_next_reading = False
         self._roll_pending = False
+        # Dice put down to show a roll entered by hand (_place_dice): their
+        # reading shows the tray and is no throw.
+        self._place_pending = False
+        self._placed = False
         self._frame: Any = None
         self._frame_dice: list[Any] = []
         self._frame_lock = threading.Lock()
@@ -457,6 +461,8 @@ class Service:
         self._make_controller(game["kind"] if game else None)
         if game and game["state"].get("dice") is None:
             self._kept = []
+        if game and game["kind"] == "beam_me_up":
+            self._place_dice(game)
         if self.controller is not None:
             self.controller.on_state(state)
 
@@ -567,6 +573,35 @@ class Service:
         # The first frame read after the throw arms the forced reading (see _on_frame).
         self._roll_pending = True
 
+    def _place_dice(self, game: dict[str, Any]) -> None:
+        """In simulation, the synthetic dice are made to show the roll on the
+        table when it came from elsewhere than the camera (entered or
+        corrected on a phone, brought back by an undo, thrown by the table):
+        the dice that already show a value of it stay where they lie, the
+        others are put down showing the rest. So the next throw from /device
+        finds the dice set aside where they were."""
+        dice = game["state"].get("dice")
+        last = game.get("last") or {}
+        if not dice or last.get("source") == "camera":
+            return
+        camera = self._synthetic_camera()
+        if camera is None or camera is True:
+            return
+        shown = list(getattr(camera, "values", []) or [])
+        if len(shown) != len(dice) or Counter(shown) == Counter(dice):
+            return
+        wanted = Counter(dice)
+        stay = []
+        for index, value in enumerate(shown):
+            if wanted[value] > 0:
+                wanted[value] -= 1
+                stay.append(index)
+        rest = iter(wanted.elements())
+        values = [shown[i] if i in stay else next(rest) for i in range(len(shown))]
+        camera.roll(values=values, keep=tuple(stay))
+        # The reading of the dice put down shows the tray; it is not a throw (see _on_frame).
+        self._place_pending = True
+
     @property
     def kept(self) -> list[int]:
         """The dice of the current roll marked as set aside (indices into its dice)."""
@@ -674,6 +709,9 @@ class Service:
         if self._roll_pending:
             self._roll_pending = False
             self._force_next_reading = True
+        elif self._place_pending:
+            self._place_pending = False
+            self._placed = True
         with self._frame_lock:
             self._frame = frame
 
@@ -692,8 +730,9 @@ class Service:
         # After a simulated roll the next reading is that roll, even if the
         # settle detector missed the motion (a frame dropped under load).
         forced = self._force_next_reading
-        rolled = rolled or forced
+        rolled = (rolled or forced) and not self._placed
         self._force_next_reading = False
+        self._placed = False
         # "rolled": a throw's reading, which the rules are given; the others only show the tray.
         reading = {"dice": readings, "problem": problem, "at": self.clock(), "rolled": rolled}
         with self._frame_lock:

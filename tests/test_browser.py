@@ -512,6 +512,29 @@ def test_device_roll_reads_dice_into_the_game(table, browser, tv):
     state = table.state()["game"]["state"]
     assert state["dice"] == fixed and state["roll"] == 1
     assert tv.locator("#roll-dice .die").evaluate_all("els => els.map(e => +e.dataset.value)") == fixed
+
+    # The simulated table shows the corrected dice; two set aside on the phone
+    # stay as they lie when /device throws the rest, and the throw is played.
+    page.wait_for_function(
+        "(want) => JSON.stringify([...document.querySelectorAll('#reading .die')]"
+        ".map(e => e.querySelectorAll('.pip').length).sort()) === want",
+        arg=json.dumps(sorted(fixed), separators=(",", ":")),
+    )
+    phone.click("#roll-dice [data-die-index='0']")
+    phone.click("#roll-dice [data-die-index='1']")
+    aside = sorted(fixed[:2])
+    for _ in range(5):
+        page.click("#roll")
+        waited = time.monotonic() + 3
+        while table.state()["game"]["state"]["roll"] < 2 and time.monotonic() < waited:
+            time.sleep(0.05)
+        if table.state()["game"]["state"]["roll"] == 2:
+            break
+        # Only a reading the reader is unsure of is thrown again: never the dice set aside.
+        assert "set aside" not in page.inner_text("#reading")
+    state = table.state()["game"]["state"]
+    assert state["roll"] == 2 and sorted(state["kept"]) == aside, page.inner_text("#reading")
+    assert table.state()["game"]["last"]["source"] == "camera"
     assert errors == [] and tv.errors == [] and phone.errors == []
     phone.context.close()
     ctx.close()
