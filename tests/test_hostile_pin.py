@@ -63,11 +63,14 @@ def test_finding_15_the_pin_is_not_printed_to_a_pipe_or_the_log(table):
 
 
 def test_finding_6_guessing_from_many_addresses_is_limited_for_the_whole_table(table):
+    from web.auth import FREE_TRIES_DAY
+
     pin = table.pin
     wrong = [f"{(int(pin) + k) % 1_000_000:06d}" for k in range(1, 6)]
     # The table's own player signs in first, from her phone.
-    status, _ = table.json("POST", "/api/login", {"pin": pin}, source="127.0.0.1")
+    status, headers, _ = table.request("POST", "/api/login", {"pin": pin}, source="127.0.0.1")
     assert status == 200
+    phone = {"Cookie": _cookie(headers)}
 
     def guess(n: int) -> int:
         address = f"127.0.{1 + n // 250}.{1 + n % 250}"
@@ -78,14 +81,75 @@ def test_finding_6_guessing_from_many_addresses_is_limited_for_the_whole_table(t
         statuses = list(pool.map(guess, range(1000)))  # 200 addresses, 5 guesses each
     took = time.monotonic() - t0
     checked = statuses.count(403)
-    # Ten wrong PINs for the whole table, then one a minute (and this took seconds).
-    assert checked <= 10 + int(took / 60) + 1, (checked, took)
+    # The free tries of all addresses together, ten wrong PINs for the whole
+    # table, then one a minute (and this took seconds).
+    assert checked <= FREE_TRIES_DAY + 10 + int(took / 60) + 1, (checked, took)
     assert statuses.count(429) >= 1000 - checked
-    # A new address with the right PIN waits at most a minute ...
+    # 200 addresses used up every free try: a new address waits for the
+    # table-wide budget, ten minutes at most now that the table is under attack ...
     status, headers, _ = table.request("POST", "/api/login", {"pin": pin}, source="127.0.9.9")
-    assert status == 429 and 1 <= int(headers["retry-after"]) <= 60
-    # ... and the phone that signed in before is not held back at all.
-    status, _ = table.json("POST", "/api/login", {"pin": pin}, source="127.0.0.1")
+    assert status == 429 and 1 <= int(headers["retry-after"]) <= 600
+    # ... and the phone that signed in before is not held back at all, from
+    # wherever it comes.
+    status, _, _ = table.request("POST", "/api/login", {"pin": pin}, source="127.0.9.10", headers=phone)
+    assert status == 200
+
+
+def _empty_the_table_budget(table) -> None:
+    """Six addresses guess five wrong PINs each: their free tries, then the
+    whole table-wide budget of ten."""
+    wrong = f"{(int(table.pin) + 1) % 1_000_000:06d}"
+    statuses = [
+        table.request("POST", "/api/login", {"pin": wrong}, source=f"127.0.1.{n}")[0]
+        for n in range(1, 7)
+        for _ in range(5)
+    ]
+    assert statuses[-1] == 429, statuses
+
+
+def test_a_guest_who_guesses_does_not_keep_new_phones_out(table):
+    _empty_the_table_budget(table)
+    wrong = f"{(int(table.pin) + 2) % 1_000_000:06d}"
+    # The guest goes on guessing and is held back ...
+    status, headers, _ = table.request("POST", "/api/login", {"pin": wrong}, source="127.0.1.7")
+    assert status == 403  # its own free tries first
+    for _ in range(2):
+        table.request("POST", "/api/login", {"pin": wrong}, source="127.0.1.7")
+    status, headers, _ = table.request("POST", "/api/login", {"pin": wrong}, source="127.0.1.7")
+    assert status == 429 and int(headers["retry-after"]) >= 1
+    # ... while thirteen new phones typing the right PIN all get in at once,
+    # one of them after a mistype.
+    t0 = time.monotonic()
+    longest = 0.0
+    for n in range(13):
+        source = f"127.0.2.{n + 1}"
+        if n == 0:
+            status, _ = table.json("POST", "/api/login", {"pin": wrong}, source=source)
+            assert status == 403
+        started = time.monotonic()
+        status, reply = table.json("POST", "/api/login", {"pin": table.pin}, source=source)
+        longest = max(longest, time.monotonic() - started)
+        assert status == 200, (n, reply)
+    assert time.monotonic() - t0 < 10 and longest < 1.0, longest
+
+
+def test_the_exemption_belongs_to_the_signed_in_device_not_its_address(table):
+    # A player signs in from 127.0.3.3, then signs out and leaves.
+    status, headers, _ = table.request("POST", "/api/login", {"pin": table.pin}, source="127.0.3.3")
+    assert status == 200
+    phone = {"Cookie": _cookie(headers)}
+    status, headers, _ = table.request("POST", "/api/logout", {}, source="127.0.3.3", headers=phone)
+    phone = {"Cookie": _cookie(headers)}  # signed out, the device id kept
+    _empty_the_table_budget(table)
+    # A guest who takes the address over gets its free tries, then waits for
+    # the table-wide budget like any other address.
+    wrong = f"{(int(table.pin) + 3) % 1_000_000:06d}"
+    statuses = [table.request("POST", "/api/login", {"pin": wrong}, source="127.0.3.3")[0] for _ in range(5)]
+    assert statuses == [403, 403, 403, 429, 429], statuses
+    # The phone itself, from another address, is checked and let in.
+    status, _, _ = table.request("POST", "/api/login", {"pin": wrong}, source="127.0.3.4", headers=phone)
+    assert status == 403
+    status, _, _ = table.request("POST", "/api/login", {"pin": table.pin}, source="127.0.3.4", headers=phone)
     assert status == 200
 
 
@@ -189,19 +253,22 @@ def test_finding_6_guessing_the_pin_takes_years():
     clock = [0.0]
     limiter = AttemptLimiter(clock=lambda: clock[0])
     day = 24 * 3600.0
-    first_day = _guess_for(limiter, day, clock)
-    later_days = _guess_for(limiter, 30 * day, clock)
+    first_day = _guess_for(limiter, day, clock, addresses=1000)
+    later_days = _guess_for(limiter, 30 * day, clock, addresses=1000)
     per_day = later_days / 30
-    assert first_day < 200 and per_day <= 145, (first_day, per_day)
+    # 100 free tries and 144 from the table-wide budget a day, however many addresses.
+    assert first_day < 400 and per_day <= 245, (first_day, per_day)
     years_to_even_odds = 500_000 / per_day / 365
-    assert years_to_even_odds > 9, years_to_even_odds
+    assert years_to_even_odds > 5.5, years_to_even_odds
 
 
 def test_finding_6_players_who_mistype_wait_a_minute_at_most():
     from web.auth import AttemptLimiter
 
     clock = [0.0]
-    limiter = AttemptLimiter(clock=lambda: clock[0])
+    # Without the free tries of each address, so that every mistype spends
+    # the table-wide budget.
+    limiter = AttemptLimiter(clock=lambda: clock[0], free_tries=0)
     # A busy evening: twelve new phones, each mistyping three times in a burst.
     longest = 0.0
     for phone in range(12):
@@ -215,3 +282,49 @@ def test_finding_6_players_who_mistype_wait_a_minute_at_most():
             clock[0] += 2
         limiter.succeeded(f"phone-{phone}")  # and then types it right
     assert 0 < longest <= 60
+
+
+def test_new_phones_get_in_at_once_through_a_day_of_guessing():
+    """One address guessing at every chance it gets (the attack of a guest
+    who keeps the table-wide budget empty), more addresses spending all but
+    three of the day's free tries, and a new phone every five minutes typing
+    the right PIN."""
+    from web.auth import FREE_TRIES_DAY, AttemptLimiter
+
+    clock = [0.0]
+    limiter = AttemptLimiter(clock=lambda: clock[0])
+    helpers = FREE_TRIES_DAY // 3 - 1  # and the guest's own three
+    for n in range(helpers):
+        for _ in range(3):
+            assert limiter.acquire(f"10.1.0.{n}") == 0
+            limiter.failed(f"10.1.0.{n}")
+    longest, phones = 0.0, 0
+    while clock[0] < 24 * 3600:
+        if limiter.acquire("10.0.0.66") == 0:
+            limiter.failed("10.0.0.66")
+        if int(clock[0]) % 300 == 0:
+            phones += 1
+            wait = limiter.acquire(f"10.2.{phones // 250}.{phones % 250}")
+            longest = max(longest, wait)
+            if wait == 0:
+                limiter.succeeded(f"10.2.{phones // 250}.{phones % 250}")
+        clock[0] += 5
+    assert phones == 288 and longest == 0, longest
+
+
+def test_wrong_pins_of_a_signed_in_device_count_toward_the_attack():
+    from web.auth import ATTACK_FAILURES, AttemptLimiter
+
+    clock = [0.0]
+    limiter = AttemptLimiter(clock=lambda: clock[0])
+    for n in range(ATTACK_FAILURES):
+        device = f"device-{n // 10}"
+        assert limiter.acquire("10.0.0.1", device) == 0
+        limiter.failed("10.0.0.1", device)
+        clock[0] += 60
+    # Past its own ten, a device waits for the table-wide budget, which now
+    # refills once in ten minutes.
+    for _ in range(11):
+        limiter.acquire("10.0.0.9", "device-0")
+        clock[0] += 61
+    assert 60 < limiter.retry_after("10.0.0.1", "device-0") <= 600

@@ -3,14 +3,28 @@ request passes.
 
 A client proves it knows the PIN (shown on the table's OLED) either once, with
 ``POST /api/login`` (a session cookie follows), or on every request, in an
-``X-Table-Pin`` header. Wrong guesses are limited per client address (a few a
-minute) and for the whole table (``TABLE_ATTEMPTS`` at once, then one more
-every ``TABLE_REFILL`` seconds), so that many addresses guessing together get
-no further than one would. A table that has seen ``ATTACK_FAILURES`` wrong
-PINs in a day is being guessed at, not mistyped at: it then allows one more
-every ``ATTACK_REFILL`` seconds, 144 a day, and even odds of finding the PIN
-take about nine and a half years. An address that has signed in with the
-right PIN before is a player's phone and is held to its own limit only.
+``X-Table-Pin`` header.
+
+Wrong guesses are limited so that no number of addresses finds the PIN
+quickly, while a player with the right PIN is not kept out by a guest who
+guesses:
+
+- Every client, at most a few wrong PINs a minute (per address; per device
+  for a phone that has signed in).
+- A phone that has signed in carries a device id in its signed cookie; it is
+  trusted with ``DEVICE_FAILURES`` wrong PINs a day of its own. The trust
+  belongs to the cookie: another device at the same address gets none.
+- Any other address has ``FREE_TRIES`` wrong PINs a day of its own, while
+  the whole table has had fewer than ``FREE_TRIES_DAY`` of those in a day: a
+  new phone gets in at once, however busily one guest guesses.
+- Past those, a wrong PIN spends the table-wide budget: ``TABLE_ATTEMPTS``
+  at once, then one every ``TABLE_REFILL`` seconds, or every
+  ``ATTACK_REFILL`` seconds once the table has seen ``ATTACK_FAILURES``
+  wrong PINs (from anyone) in a day.
+
+So in a day, however many addresses guess: 100 free tries and 144 from the
+budget, 244 guesses, and even odds of finding a six-digit PIN (500,000
+guesses) take about 5.6 years (README, Security).
 
 A session lasts at most ``SESSION_SECONDS`` from sign-in; signing out revokes
 it on the table (a copy of the cookie kept elsewhere no longer works).
@@ -20,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import math
 import os
@@ -38,25 +53,43 @@ bp = Blueprint("auth", __name__)
 
 PIN_HEADER = "X-Table-Pin"
 MAX_CLIENTS = 4096
-# The table-wide budget of wrong PINs: a burst for a table of players who
-# mistype, then one a minute, so a wait is never longer than a minute.
+DAY = 24 * 3600.0
+# The table-wide budget of wrong PINs: a burst, then one a minute.
 TABLE_ATTEMPTS = 10
 TABLE_REFILL = 60.0
-# Wrong PINs from new devices in a day that only guessing explains, and the
-# slower pace the table-wide budget then refills at.
+# Wrong PINs in a day that only guessing explains, and the slower pace the
+# table-wide budget then refills at.
 ATTACK_FAILURES = 50
-ATTACK_WINDOW = 24 * 3600.0
+ATTACK_WINDOW = DAY
 ATTACK_REFILL = 600.0
-# Addresses remembered as players' phones (signed in with the right PIN).
-MAX_TRUSTED = 256
+# Wrong PINs a day each address makes outside the table-wide budget (a new
+# phone's mistypes), and all addresses together (what many addresses gain).
+FREE_TRIES = 3
+FREE_TRIES_DAY = 100
+# Wrong PINs a day a signed-in device makes outside the table-wide budget.
+DEVICE_FAILURES = 10
 SESSION_SECONDS = 24 * 3600  # a day of play
 REVOKED_FILE = "web-revoked.json"
 
 
+def client_key(address: str) -> str:
+    """What the per-address limits count by: an IPv6 client by its /64, the
+    block one device can take addresses from at will."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 class AttemptLimiter:
-    """At most ``attempts`` wrong PINs per client in any ``window`` seconds,
-    and at most ``table_attempts`` plus one per ``table_refill`` seconds from
-    clients that have never signed in, all together."""
+    """Counts wrong PINs and says who may be checked now; see the module
+    docstring. ``client`` is the address, ``device`` the signed-in device id
+    from the cookie (None without one)."""
 
     def __init__(
         self,
@@ -67,6 +100,9 @@ class AttemptLimiter:
         table_refill: float = TABLE_REFILL,
         attack_failures: int = ATTACK_FAILURES,
         attack_refill: float = ATTACK_REFILL,
+        free_tries: int = FREE_TRIES,
+        free_tries_day: int = FREE_TRIES_DAY,
+        device_failures: int = DEVICE_FAILURES,
     ):
         self.attempts = attempts
         self.window = window
@@ -74,62 +110,124 @@ class AttemptLimiter:
         self.table_refill = table_refill
         self.attack_failures = attack_failures
         self.attack_refill = attack_refill
-        self._table_failures: deque[float] = deque()
+        self.free_tries = free_tries
+        self.free_tries_day = free_tries_day
+        self.device_failures = device_failures
         self._clock = clock
-        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+        self._failures: dict[str, deque[float]] = {}  # per client, the last window
+        self._daily: OrderedDict[str, deque[float]] = OrderedDict()  # per client, the last day
+        self._table_failures: deque[float] = deque()  # everyone's, the last day
+        self._free: deque[float] = deque()  # free tries that failed, the last day
+        self._free_pending = 0
+        self._pending: dict[str, deque[str]] = {}  # what each check in progress was charged to
         self._tokens = float(table_attempts)
         self._refilled = clock()
-        self._trusted: OrderedDict[str, None] = OrderedDict()
-        self._lock = threading.Lock()
 
-    def retry_after(self, client: str) -> float:
+    def retry_after(self, client: str, device: str | None = None) -> float:
         """Seconds until ``client`` may try again; 0 when it may try now."""
         with self._lock:
-            return max(self._client_wait(client), self._table_wait(client))
+            key = self._key(client, device)
+            wait = self._client_wait(key)
+            if self._allowance(client, device) is None:
+                wait = max(wait, self._table_wait())
+            return wait
 
-    def acquire(self, client: str) -> float:
-        """Reserve one PIN check for ``client``: 0 when it may check now (the
-        check then counts against the table's budget until ``succeeded``),
+    def acquire(self, client: str, device: str | None = None) -> float:
+        """Reserve one PIN check: 0 when it may check now (the check then
+        counts against an allowance until ``failed`` or ``succeeded``),
         otherwise the seconds to wait. Reserving before checking keeps many
         simultaneous guesses from all slipping through one free slot."""
         with self._lock:
-            wait = max(self._client_wait(client), self._table_wait(client))
+            key = self._key(client, device)
+            wait = self._client_wait(key)
             if wait > 0:
                 return wait
-            if client not in self._trusted:
+            kind = self._allowance(client, device)
+            if kind is None:
+                wait = self._table_wait()
+                if wait > 0:
+                    return wait
                 self._tokens -= 1
+                kind = "table"
+            elif kind == "free":
+                self._free_pending += 1
+            self._pending.setdefault(key, deque()).append(kind)
             return 0.0
 
-    def failed(self, client: str) -> None:
+    def failed(self, client: str, device: str | None = None) -> None:
         with self._lock:
-            self._prune(client)
+            key = self._key(client, device)
+            kind = self._take_pending(key)
+            now = self._clock()
+            self._prune(key)
             if len(self._failures) >= MAX_CLIENTS:
                 # Many addresses guessing at once: forget the ones whose window has passed.
                 for other in list(self._failures):
                     self._prune(other)
-            self._failures.setdefault(client, deque()).append(self._clock())
-            if client not in self._trusted:
-                self._table_failures.append(self._clock())
+            self._failures.setdefault(key, deque()).append(now)
+            daily = self._daily.pop(key, None) or deque(maxlen=max(self.free_tries, self.device_failures))
+            daily.append(now)
+            self._daily[key] = daily  # the latest at the end: the first forgotten are the oldest
+            while len(self._daily) > MAX_CLIENTS:
+                self._daily.popitem(last=False)
+            if kind == "free":
+                self._free_pending -= 1
+                self._free.append(now)
+            self._table_failures.append(now)
 
-    def succeeded(self, client: str) -> None:
-        """The right PIN from ``client``: a player's phone from now on."""
+    def succeeded(self, client: str, device: str | None = None) -> None:
+        """The right PIN: what the check was charged to is given back."""
         with self._lock:
-            if client not in self._trusted:
+            kind = self._take_pending(self._key(client, device))
+            if kind == "table":
                 self._tokens = min(float(self.table_attempts), self._tokens + 1)
-            self._trusted[client] = None
-            self._trusted.move_to_end(client)
-            while len(self._trusted) > MAX_TRUSTED:
-                self._trusted.popitem(last=False)
+            elif kind == "free":
+                self._free_pending -= 1
 
-    def _client_wait(self, client: str) -> float:
-        failures = self._prune(client)
+    @staticmethod
+    def _key(client: str, device: str | None) -> str:
+        return f"device {device}" if device else client_key(client)
+
+    def _take_pending(self, key: str) -> str:
+        pending = self._pending.get(key)
+        if not pending:
+            return "table"
+        kind = pending.popleft()
+        if not pending:
+            del self._pending[key]
+        return kind
+
+    def _allowance(self, client: str, device: str | None) -> str | None:
+        """What a wrong PIN from this client would be charged to besides the
+        table-wide budget ("device" or "free"), or None: the budget."""
+        if device:
+            if self._today(self._key(client, device)) < self.device_failures:
+                return "device"
+            return None  # a device past its own allowance is held like any client
+        if self._today(client_key(client)) >= self.free_tries:
+            return None
+        cutoff = self._clock() - DAY
+        while self._free and self._free[0] <= cutoff:
+            self._free.popleft()
+        if len(self._free) + self._free_pending >= self.free_tries_day:
+            return None
+        return "free"
+
+    def _today(self, key: str) -> int:
+        daily = self._daily.get(key)
+        if daily is None:
+            return 0
+        cutoff = self._clock() - DAY
+        return sum(1 for t in daily if t > cutoff)
+
+    def _client_wait(self, key: str) -> float:
+        failures = self._prune(key)
         if failures is None or len(failures) < self.attempts:
             return 0.0
         return max(0.0, failures[0] + self.window - self._clock())
 
-    def _table_wait(self, client: str) -> float:
-        if client in self._trusted:
-            return 0.0
+    def _table_wait(self) -> float:
         now = self._clock()
         refill = self._refill_seconds()
         if refill > 0:
@@ -149,15 +247,15 @@ class AttemptLimiter:
             return max(self.table_refill, self.attack_refill)
         return self.table_refill
 
-    def _prune(self, client: str) -> deque[float] | None:
-        failures = self._failures.get(client)
+    def _prune(self, key: str) -> deque[float] | None:
+        failures = self._failures.get(key)
         if failures is None:
             return None
         cutoff = self._clock() - self.window
         while failures and failures[0] <= cutoff:
             failures.popleft()
         if not failures:
-            del self._failures[client]
+            del self._failures[key]
             return None
         return failures
 
@@ -269,17 +367,25 @@ def _revoked() -> RevokedSessions:
     return current_app.extensions["tablepi.revoked"]
 
 
+def _device() -> str | None:
+    """The device id a sign-in put in this browser's signed cookie, or None.
+    It stays after sign-out: it marks a phone that knew the PIN, not a session."""
+    device = session.get("device")
+    return device if isinstance(device, str) and device else None
+
+
 def _check(candidate: object) -> Response | None:
     """None when ``candidate`` is the PIN; otherwise the refusal (403, or 429
     once the client or the table has had too many wrong guesses)."""
     limiter = _limiter()
-    retry = limiter.acquire(_client())
+    client, device = _client(), _device()
+    retry = limiter.acquire(client, device)
     if retry > 0:
         return _too_many(retry)
     if _pin_matches(candidate):
-        limiter.succeeded(_client())
+        limiter.succeeded(client, device)
         return None
-    limiter.failed(_client())
+    limiter.failed(client, device)
     return error_response(403, "wrong PIN", rule="pin")
 
 
@@ -311,8 +417,10 @@ def login():
     refused = _check(body["pin"].strip())
     if refused is not None:
         return refused
+    device = _device() or secrets.token_urlsafe(12)
     session.clear()
     session.permanent = True
+    session["device"] = device
     session["pin"] = _pin_tag(_pin())
     session["sid"] = secrets.token_urlsafe(16)
     session["at"] = now()
@@ -325,7 +433,10 @@ def logout():
     if isinstance(sid, str) and isinstance(issued, int | float):
         # The cookie may live on in a copy; the table itself forgets it.
         _revoked().revoke(sid, float(issued) + _session_seconds())
+    device = _device()
     session.clear()
+    if device is not None:
+        session["device"] = device
     return jsonify({"signed_in": False})
 
 
