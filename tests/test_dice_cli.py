@@ -122,6 +122,30 @@ def test_eval_as_the_table_reads_each_photo_in_three_views(
     assert shapes == [(480, 640), (640, 480), (480, 640)] * 3  # as is, turned a quarter, mirrored
 
 
+def test_read_and_eval_as_one_tables_camera(photos, tmp_path: Path, capsys, monkeypatch) -> None:
+    import vision.table_reader
+
+    _labelled(photos, tmp_path)
+    told = []
+    real = vision.table_reader.TableReader.read
+
+    def read(self, frame: np.ndarray, expect: int | None = None) -> list:
+        told.append(expect)
+        return real(self, frame, expect)
+
+    monkeypatch.setattr(vision.table_reader.TableReader, "read", read)
+    files = [str(tmp_path / n) for n in sorted(photos)]
+    assert main(["dice", "read", "--as-table", "--json", *files]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {n: sorted(d["value"] for d in dice) for n, dice in out.items()} == photos
+    assert told == [None, None, None]  # photos alone say nothing of the dice thrown
+    told.clear()
+    assert main(["dice", "eval", "--as-table", "--json", str(tmp_path)]) == 0
+    (got,) = json.loads(capsys.readouterr().out)
+    assert got["die_accuracy"] == pytest.approx(6 / 7) and got["outcomes"]["wrong"] == 1
+    assert told == [3, 4, 0]  # in name order, each told its labelled dice's count
+
+
 def test_eval_reads_with_another_set_of_models(photos, tmp_path: Path, capsys) -> None:
     import shutil
 

@@ -38,10 +38,12 @@ class Result:
 
 def predict(
     photos: Iterable[Photo],
-    read: Callable[[np.ndarray], list] | None = None,
+    read: Callable[..., list] | None = None,
     transform: Callable[[np.ndarray, Photo], tuple[np.ndarray, Photo]] | None = None,
+    counted: bool = False,
 ) -> tuple[dict[str, Any], dict[str, list[dict]], list[float]]:
-    """Read every photo (transformed first, with its labels, when ``transform`` is given).
+    """Read every photo (transformed first, with its labels, when ``transform`` is given);
+    ``counted``: ``read`` is told how many dice were thrown (``expect=``), as a table knows.
 
     Returns the labels as read (transformed), the readings with confidences,
     and the seconds each reading took.
@@ -61,7 +63,7 @@ def predict(
             image, photo = transform(image, photo)
         labels[photo.name] = {"dice": [{"value": v, "box": list(b)} for v, b in photo.dice]}
         t0 = time.perf_counter()
-        dice = read(image)
+        dice = read(image, expect=len(photo.dice)) if counted else read(image)
         seconds.append(time.perf_counter() - t0)
         preds[photo.name] = [d.to_dict() for d in dice]
     return labels, preds, seconds
@@ -160,13 +162,14 @@ def _match(gt: list[dict], p: list[dict]) -> dict[int, int]:
 
 def evaluate(
     folder: Path,
-    read: Callable[[np.ndarray], list] | None = None,
+    read: Callable[..., list] | None = None,
     transform: Callable | None = None,
     every: int = 1,
+    counted: bool = False,
 ) -> Result:
-    """Read the labelled photos of ``folder`` (every ``every``-th) and score them."""
+    """Read the labelled photos of ``folder`` (every ``every``-th, in name order) and score them."""
     photos = load_photos(folder)[::every]
-    labels, preds, seconds = predict(photos, read, transform)
+    labels, preds, seconds = predict(photos, read, transform, counted)
     sure = {n: [d for d in p if d["confidence"] >= SURE] for n, p in preds.items()}
     name = Path(folder).parent.name if Path(folder).name in ("train", "test") else Path(folder).name
     return Result(

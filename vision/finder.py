@@ -64,18 +64,24 @@ def _maps(net, image: np.ndarray) -> np.ndarray:
     return out[:, : -(-h // STRIDE), : -(-w // STRIDE)]
 
 
-def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
-    """Every place in ``image`` (BGR) the finder takes for a die, best first."""
+def find(
+    image: np.ndarray | Halvings, model: Path = MODEL, sides: tuple[float, float] | None = None
+) -> list[Spot]:
+    """Every place in ``image`` (BGR) the finder takes for a die, best first; with
+    ``sides`` (px), only dice of those sides are looked for, on the levels that hold them."""
     net = nets.load(str(model), "die finder")
     frame = Halvings.of(image)
     scales = levels(frame.shape)
+    used = scales if sides is None else _holding(scales, *sides)
     spots: list[Spot] = []
     edges: list[Spot] = []
     # The finest level is shrunk from the nearest halving of the frame, not from all of it.
-    m = frame.nearest(scales[0], T.FINDER_HALVE)
+    m = frame.nearest(used[0], T.FINDER_HALVE)
     level = frame.level(m)
     done = 2.0**-m
     for i, k in enumerate(scales):
+        if k not in used:
+            continue
         # Each level is shrunk from the last with area averaging, as in training.
         step = k / done
         if step < 1.0:
@@ -106,6 +112,18 @@ def find(image: np.ndarray | Halvings, model: Path = MODEL) -> list[Spot]:
     # A die sized just past one level's octave and just short of the next
     # level's is kept on neither: such a spot counts where no kept spot is.
     return kept + [e for e in _suppress(edges) if not any(_same(e, k) for k in kept)]
+
+
+def _holding(scales: list[float], smallest: float, largest: float) -> list[float]:
+    """The levels whose octave (the finest's and coarsest's reaching on) meets sides
+    ``smallest`` to ``largest`` px of the frame: the levels a die of those sides is kept on."""
+    held = []
+    for i, k in enumerate(scales):
+        lo = 0.0 if i == 0 else T.LEVEL_KEEP[0]
+        hi = np.inf if i == len(scales) - 1 else T.LEVEL_KEEP[1] * T.EDGE_REACH
+        if smallest * k < hi and largest * k >= lo:
+            held.append(k)
+    return held or scales[-1:]
 
 
 def _suppress(spots: list[Spot]) -> list[Spot]:

@@ -4,6 +4,9 @@
 ``vision.finder`` says where top faces are and how large, ``vision.face`` counts
 each one's pips on a crop resampled to one size, and ``vision.confidence``
 turns what the reading saw into the probability that its value is right.
+Given a fixed camera's die sizes (``vision.calibration``, learned by
+``vision.table_reader``), the finder looks only on the levels that hold them
+and a spot of another size than a die shows where it lies is no die.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 
 from vision import confidence, face, finder, verify
 from vision import tunables as T
+from vision.calibration import DieSizes
 from vision.die import Die
 from vision.halvings import Halvings
 
@@ -55,11 +59,12 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def read_dice(image: np.ndarray, models: Models = SHIPPED) -> list[Die]:
-    """Every die whose top face shows in ``image``, each with its confidence."""
+def read_dice(image: np.ndarray, models: Models = SHIPPED, sizes: DieSizes | None = None) -> list[Die]:
+    """Every die whose top face shows in ``image``, each with its confidence; with ``sizes``
+    (a fixed camera's, ``vision.calibration``) only dice of the size expected where they lie."""
     graded = [
         (spot, reading, confidence.grade(spot, reading, models.confidence))
-        for spot, reading in _read_spots(image, models)
+        for spot, reading in _read_spots(image, models, sizes)
     ]
     # Only what is likely a die may make a larger spot a cluster of dice, or be its pips.
     kept = _one_per_die([g for g in graded if g[2].die >= T.DIE_MIN])
@@ -85,18 +90,26 @@ def _softer_than_the_rest(reading: face.FaceReading, others: list[face.FaceReadi
     return reading.sharpness < T.SOFT * float(np.median([r.sharpness for r in others]))
 
 
-def readings(image: np.ndarray, models: Models = SHIPPED) -> list[tuple[finder.Spot, face.FaceReading]]:
+def readings(
+    image: np.ndarray, models: Models = SHIPPED, sizes: DieSizes | None = None
+) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` with a top face the verifier can see,
     and what the face reads, one per die, ungraded."""
-    return _one_per_die(_read_spots(image, models))
+    return _one_per_die(_read_spots(image, models, sizes))
 
 
-def _read_spots(image: np.ndarray, models: Models = SHIPPED) -> list[tuple[finder.Spot, face.FaceReading]]:
+def _read_spots(
+    image: np.ndarray, models: Models = SHIPPED, sizes: DieSizes | None = None
+) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` with a top face the verifier can see, and what it reads."""
     if image is None or image.size == 0:
         return []
     image = Halvings(as_bgr(np.ascontiguousarray(image)))
-    spots = [s for s in finder.find(image, models.finder) if s.score >= T.FINDER_MIN]
+    found = finder.find(image, models.finder, None if sizes is None else sizes.range())
+    spots = [s for s in found if s.score >= T.FINDER_MIN]
+    if sizes is not None:
+        # A spot of another size than a die shows where it lies is a pip, a cluster or print.
+        spots = [s for s in spots if sizes.agrees(s.x, s.y, s.side)]
     opinions = verify.opinions(image, [(s.x, s.y, s.side) for s in spots], models.verifier)
     # Counting pips is the reader's costly step: spots the verifier sees no top face in are left unread.
     keep = [i for i, o in enumerate(opinions) if o[0] < T.NO_FACE]

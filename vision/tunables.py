@@ -109,3 +109,28 @@ FINDER_MIN = 0.3
 # Nor are spots the face verifier sees no readable top face in with this
 # probability: on photos it never trained on, none of them was graded a sure die.
 NO_FACE = 0.9
+
+# --- A fixed camera's dice sizes (vision.calibration) ---
+# Readings at least this likely right teach the model; a sure die that is wrong
+# now and then is left out by the fit itself.
+CALIBRATE_SURE = 0.9
+# Dice before a model is fitted at all; before a plane (perspective) is; before
+# a lens's radial term is: a term each needs dice spread over the frame.
+CALIBRATE_MIN_DICE = 8
+PLANE_MIN_DICE = 15
+LENS_MIN_DICE = 30
+# The dice a camera's model rests on: the latest ones, so it follows slow changes.
+CALIBRATE_KEEP = 300
+# A term is kept only when the fit's spread falls below this share of the simpler one's.
+MORE_TERMS_GAIN = 0.85
+# Dice further from the fit than this many spreads are the odd wrong reading.
+OUTLIER_SPREADS = 3.0
+# The least spread a fit is credited with (log side): finder sizes of one die vary so.
+SPREAD_FLOOR = 0.04
+# A spot is a die's size where it lies within this many spreads of the model,
+# and never less than this (log side, about 25%): a die cocked or seen at the
+# frame's edge shows a little larger or smaller.
+SIZE_SPREADS = 3.0
+SIZE_TOLERANCE = 0.22
+# Frames running whose sure dice mostly do not fit before the model is forgotten.
+MISFITS_TO_FORGET = 2

@@ -31,6 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.5,
         help="leave out dice read with less confidence (default 0.5; 0 shows every die found)",
     )
+    p.add_argument(
+        "--as-table",
+        action="store_true",
+        help="read the photos in the order given as one table's camera reads its rolls: three views "
+        "each, learning the dice's size over the frame from its own sure readings as it goes",
+    )
     p.set_defaults(func=_read)
 
     p = which.add_parser(
@@ -49,6 +55,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
     )
     _reader_options(p)
+    p.add_argument(
+        "--as-table",
+        action="store_true",
+        help="read each split's photos in name order as one table's camera reads its rolls (three views "
+        "each, learning the dice's size over the frame from its own sure readings, told how many dice "
+        "each photo holds, as a table knows how many were thrown)",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--misread", action="store_true", help="list every die read wrong, missed or made up")
     p.add_argument(
@@ -116,6 +129,10 @@ def _read(args: argparse.Namespace) -> int:
     out_dir = Path(args.annotate) if args.annotate else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+    if args.as_table:
+        from vision.table_reader import TableReader
+
+        read_dice = TableReader().read
     status = 0
     results: dict[str, list[dict]] = {}
     for path in args.images:
@@ -160,7 +177,10 @@ def _eval(args: argparse.Namespace) -> int:
     if folders is None:
         return 2
     try:
-        results = [evaluate(f, read=_reader(args), every=args.every) for f in folders]
+        if getattr(args, "as_table", False):
+            results = [evaluate(f, read=_table_reader(args), every=args.every, counted=True) for f in folders]
+        else:
+            results = [evaluate(f, read=_reader(args), every=args.every) for f in folders]
     except (DatasetError, OSError) as exc:
         _err(str(exc))
         return 2
@@ -214,6 +234,15 @@ def _reader_options(p: argparse.ArgumentParser) -> None:
         help="read with the finder.onnx, verifier.onnx and confidence.json in DIR (say, ones trained without "
         "a dataset)",
     )
+
+
+def _table_reader(args: argparse.Namespace) -> Callable[..., list]:
+    """A new table's reading of its rolls, one after another (``--as-table``)."""
+    from vision.reader import SHIPPED, Models
+    from vision.table_reader import TableReader
+
+    models = Models.in_folder(args.models) if getattr(args, "models", None) is not None else SHIPPED
+    return TableReader(models).read
 
 
 def _reader(args: argparse.Namespace) -> Callable[[np.ndarray], list] | None:

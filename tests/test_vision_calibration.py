@@ -1,0 +1,125 @@
+"""A fixed camera's dice sizes, learned from sure readings alone (vision.calibration),
+and the reader looking only for dice of that size (vision.table_reader)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision import finder
+from vision import tunables as T
+from vision.calibration import Calibration, DieSizes, fit
+from vision.die import Die
+from vision.synth import scene
+from vision.table_reader import TableReader, ViewedSizes
+from vision.views import MIRROR, QUARTER_TURN, turned
+
+W, H = 640, 480
+
+
+def tilted(x: float, y: float) -> float:
+    """A camera tilted towards the table's near edge: dice 1.5x larger at the bottom."""
+    return 40.0 * 1.5 ** (y / H)
+
+
+def fisheye(x: float, y: float) -> float:
+    """A wide lens: dice 1.6x smaller at the corners than in the middle."""
+    r2 = ((2 * x / W - 1) ** 2 + (2 * y / H - 1) ** 2) / 2
+    return 60.0 * 1.6**-r2
+
+
+def die_at(x: float, y: float, side: float, confidence: float = 0.99) -> Die:
+    return Die(3, [x - side / 2, y - side / 2, x + side / 2, y + side / 2], confidence)
+
+
+def points(truth, n: int, rng: np.random.Generator, noise: float = 0.03) -> list[tuple[float, float, float]]:
+    xs, ys = rng.uniform(0, W, n), rng.uniform(0, H, n)
+    return [(x, y, truth(x, y) * math.exp(rng.normal(0, noise))) for x, y in zip(xs, ys, strict=True)]
+
+
+@pytest.mark.parametrize("truth", [tilted, fisheye])
+def test_the_fit_learns_the_size_over_the_frame_and_ignores_wrong_readings(truth) -> None:
+    rng = np.random.default_rng(1)
+    pts = points(truth, 60, rng)
+    # a few sure readings that were a pip or two dice seen as one
+    pts += [(100, 100, 12.0), (500, 300, 130.0), (320, 240, 9.0)]
+    sizes = fit(pts, W, H)
+    for x, y in ((20, 20), (320, 240), (620, 460), (100, 400)):
+        assert sizes.side(x, y) == pytest.approx(truth(x, y), rel=0.06)
+    assert sizes.spread < 0.06
+    assert not sizes.agrees(100, 100, 12.0) and not sizes.agrees(500, 300, 130.0)
+    assert sizes.agrees(320, 240, truth(320, 240) * 1.15)
+    lo, hi = sizes.range()
+    assert lo < min(truth(x, y) for x in (0, W) for y in (0, H)) and hi > truth(W / 2, H)
+
+
+def test_few_dice_give_no_model_then_one_size_then_a_plane() -> None:
+    rng = np.random.default_rng(2)
+    assert fit(points(tilted, T.CALIBRATE_MIN_DICE - 1, rng), W, H) is None
+    one = fit(points(tilted, T.CALIBRATE_MIN_DICE, rng), W, H)
+    assert len(one.coef) == 1
+    plane = fit(points(tilted, 40, rng), W, H)
+    assert len(plane.coef) >= 3
+    assert DieSizes.from_dict(plane.to_dict()).side(10, 470) == pytest.approx(plane.side(10, 470), rel=1e-4)
+    with pytest.raises(ValueError):
+        DieSizes.from_dict(dict(plane.to_dict(), coef=[1.0, 2.0]))
+
+
+def test_a_calibration_learns_from_sure_dice_only_and_forgets_when_the_camera_moves() -> None:
+    rng = np.random.default_rng(3)
+    cal = Calibration()
+    for _ in range(4):  # four rolls of five dice
+        cal.learn([die_at(x, y, s) for x, y, s in points(tilted, 5, rng)], (H, W, 3))
+    assert cal.sizes is not None and cal.sizes.side(320, 400) == pytest.approx(tilted(320, 400), rel=0.08)
+    unsure = [die_at(320, 240, 200.0, confidence=0.6)] * 20
+    cal.learn(unsure, (H, W, 3))
+    assert cal.sizes.side(320, 240) == pytest.approx(tilted(320, 240), rel=0.08)
+    # the camera comes down: every die twice the size, roll after roll
+    for _ in range(T.MISFITS_TO_FORGET):
+        cal.learn([die_at(x, y, 2 * s) for x, y, s in points(tilted, 5, rng)], (H, W, 3))
+    assert cal.sizes is None or cal.sizes.side(320, 240) == pytest.approx(2 * tilted(320, 240), rel=0.1)
+    # another frame size is another camera
+    cal.learn([die_at(x, y, s) for x, y, s in points(tilted, 10, rng)], (720, 1280, 3))
+    assert cal.shape == (720, 1280) and len(cal.points) == 10
+
+
+def test_the_finder_looks_only_on_the_levels_that_hold_the_sizes() -> None:
+    scales = finder.levels((480, 640))
+    assert finder._holding(scales, 30, 60) != scales
+    for k in finder._holding(scales, 30, 60):
+        i = scales.index(k)
+        lo = 0 if i == 0 else T.LEVEL_KEEP[0]
+        hi = np.inf if i == len(scales) - 1 else T.LEVEL_KEEP[1] * T.EDGE_REACH
+        assert 30 * k < hi and 60 * k >= lo
+
+
+@pytest.mark.parametrize("view", [QUARTER_TURN, MIRROR])
+def test_sizes_follow_the_frame_into_each_view(view: str) -> None:
+    sizes = fit(points(tilted, 60, np.random.default_rng(4)), W, H)
+    frame = np.zeros((H, W, 3), np.uint8)
+    frame[400, 100] = 255  # a die's place, found again in the view
+    y, x = np.argwhere(turned(frame, view)[:, :, 0] == 255)[0]
+    assert ViewedSizes(sizes, view, frame.shape).side(x + 0.5, y + 0.5) == pytest.approx(
+        sizes.side(100.5, 400.5), rel=0.02
+    )
+
+
+def test_a_table_reads_a_tilted_camera_right_and_falls_back_when_the_camera_moves() -> None:
+    reader = TableReader()
+    rng = np.random.default_rng(7)
+    right = 0
+    for _ in range(6):
+        values = [int(v) for v in rng.integers(1, 7, 4)]
+        img, placed = scene(W, H, values, 50, rng, "cloth")
+        dice = reader.read(img, expect=len(values))
+        right += sorted(d.value for d in dice if d.confidence >= 0.5) == sorted(values)
+    assert right >= 5 and reader.calibration.sizes is not None
+    # the model's side is the side the reader gives a die there (the finder's box, shadow and all)
+    seen = np.median([d.side for d in dice if d.confidence >= 0.5])
+    assert reader.calibration.sizes.side(W / 2, H / 2) == pytest.approx(seen, rel=0.15)
+    # dice twice the size: read all the same (read again without the model), and learned anew
+    img, placed = scene(W, H, [2, 5, 6], 100, rng, "cloth")
+    dice = reader.read(img, expect=3)
+    assert sorted(d.value for d in dice if d.confidence >= 0.5) == [2, 5, 6]

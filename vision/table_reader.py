@@ -1,0 +1,88 @@
+"""Reading as one table's camera reads: roll after roll, learning the camera as it goes.
+
+:class:`TableReader` reads each settled roll in the table's three views
+(``vision.views``) and teaches its :class:`~vision.calibration.Calibration`
+with the dice it read sure. Once the calibration knows the dice's size over
+the frame, a roll is read looking only for dice of that size where they lie
+(fewer pyramid levels, no pip or cluster of dice taken for a die). A roll
+that reads fewer sure dice so than the table expects, or none, is read again
+as without a calibration, and the better reading is kept; dice that then no
+longer fit the model, roll after roll, make the calibration start again (the
+camera moved, or it is a phone). So a calibration can only help.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.calibration import Calibration, DieSizes
+from vision.die import Die
+from vision.reader import SHIPPED, Models, read_dice
+from vision.views import AS_IS, MIRROR, QUARTER_TURN, VIEWS, combine, read_in_view
+
+SURE = 0.5  # as vision.SURE
+
+
+@dataclass(frozen=True)
+class ViewedSizes:
+    """A frame's die sizes as a view of it (``vision.views``) shows them."""
+
+    sizes: DieSizes
+    view: str
+    shape: tuple[int, ...]
+
+    def _back(self, x: float, y: float) -> tuple[float, float]:
+        h, w = self.shape[:2]
+        if self.view == QUARTER_TURN:  # turned clockwise: (x, y) came from (y, h - x)
+            return y, h - x
+        if self.view == MIRROR:
+            return w - x, y
+        return x, y
+
+    def side(self, x: float, y: float) -> float:
+        return self.sizes.side(*self._back(x, y))
+
+    def agrees(self, x: float, y: float, side: float) -> bool:
+        return self.sizes.agrees(*self._back(x, y), side)
+
+    def range(self) -> tuple[float, float]:
+        return self.sizes.range()
+
+
+class TableReader:
+    """One table's camera: ``read(frame)`` for each settled roll, in order."""
+
+    def __init__(self, models: Models = SHIPPED, calibration: Calibration | None = None, views: int = 3):
+        self.models = models
+        self.calibration = calibration or Calibration()
+        self.views = VIEWS[:views]
+
+    def read(self, frame: np.ndarray, expect: int | None = None) -> list[Die]:
+        """The dice of one settled roll; ``expect``: how many the table knows were thrown."""
+        sizes = self.calibration.sizes
+        dice = self._read(frame, sizes)
+        if sizes is not None:
+            sure = _sure(dice)
+            if sure == 0 or (expect is not None and sure < expect):
+                plain = self._read(frame, None)
+                if _sure(plain) > sure:
+                    dice = plain
+        self.calibration.learn(dice, frame.shape)
+        return dice
+
+    def _read(self, frame: np.ndarray, sizes: DieSizes | None) -> list[Die]:
+        readings = []
+        for view in self.views:
+
+            def reader(image: np.ndarray, view: str = view) -> list[Die]:
+                viewed = None if sizes is None else ViewedSizes(sizes, view, frame.shape)
+                return read_dice(image, self.models, viewed)
+
+            readings.append(read_in_view(reader, frame, view))
+        return readings[0] if self.views == (AS_IS,) else combine(readings)
+
+
+def _sure(dice: list[Die]) -> int:
+    return sum(1 for d in dice if d.confidence >= SURE)
