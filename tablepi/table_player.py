@@ -57,8 +57,8 @@ RETRY_SECONDS = 2.0  # after a step the store could not save
 
 # Why the table is not playing a turn that is its own.
 WAITING_WORDS = {
-    "undo": "an undo took a step back; undo more, play the step yourself, or let the table play",
-    "reading": "the camera's reading of a roll was refused; fix it first",
+    "undo": "An undo took back a step. Undo more, play the step yourself, or let the table play.",
+    "reading": "The camera's reading of a roll was not played. Fix it on a phone, or throw again.",
 }
 
 
@@ -186,7 +186,8 @@ class TablePlayer:
             log.error("the table's own move %s was refused: %s", command, exc.message)
             with self._lock:
                 self._failed = where
-            self.table.publish("refused", {"message": f"the table's move was refused: {exc.message}"})
+            words = f"its own move was refused ({exc.message}). Play the step yourself, or undo."
+            self.table.publish("refused", {"message": words})
             return None
 
     def start(self) -> None:

@@ -49,21 +49,28 @@ COMMAND_WORDS = {
 }
 
 
+# A step the table played itself (tablepi.table_player), said so that "Undo
+# ..." and "Undone: ..." read as sentences.
+TABLE_COMMAND_WORDS = {
+    "roll": "the roll thrown by the table",
+    "choose": "the option the table chose",
+    "move": "the table's move",
+    "bonus": "the bonus square the table placed",
+    "advantage": "the table's set-up move",
+    "end_turn": "the end of the table's turn",
+}
+
+
 def command_words(entry: dict | None) -> str:
     """A logged command ({"type", "source", "manual", ...}) in a few words."""
     if not entry:
         return ""
     kind = str(entry.get("type") or "")
+    if entry.get("source") == "table" and not entry.get("manual"):
+        return TABLE_COMMAND_WORDS.get(kind, "the table's last step")
     words = COMMAND_WORDS.get(kind, "the last move")
     if kind == "roll":
-        if entry.get("manual"):
-            words += " entered by hand"
-        elif entry.get("source") == "table":
-            words += " thrown by the table"
-        else:
-            words += " read by the camera"
-    elif entry.get("source") == "table":
-        words += " made by the table"
+        words += " entered by hand" if entry.get("manual") else " read by the camera"
     return words
 
 

@@ -128,7 +128,7 @@ def test_phone_move_shows_on_tv_within_a_second(table, tv, phone):
     before = table.state()["seq"]
     phone.evaluate("TablePi.command({type: 'bonus', column: '1'}).catch(() => null)")
     phone.wait_for_selector("#action-error:not(.hidden)")
-    assert phone.inner_text("#action-error") == "no bonus square is owed"
+    assert phone.inner_text("#action-error") == "No bonus square is owed."
     assert table.state()["seq"] == before
 
     # The TV's QR code opens the phone page on the address the TV itself used.
@@ -413,7 +413,7 @@ def test_setup_layout_editor_makes_a_custom_board(table, phone, tmp_path):
     phone.on("dialog", lambda dialog: dialog.accept())
     phone.click("#start-game")
     phone.wait_for_selector("#setup-error:not(.hidden)")
-    assert phone.inner_text("#setup-error") == "two players are called 'Ann'; names must differ"
+    assert phone.inner_text("#setup-error") == "Two players are called 'Ann'; names must differ."
     assert table.state()["game"] == before
     phone.fill("#players input[data-i='1']", "Ben")
     phone.select_option("#players select[data-board='0']", "custom:Kitchen board")

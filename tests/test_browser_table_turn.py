@@ -72,8 +72,11 @@ def test_in_the_table_s_turn_people_watch_and_may_only_undo(table, browser):
     assert table.state()["seq"] == seq
 
     # Undo is open: the table waits, and the person may play the step or let it play.
+    assert phone.inner_text("#undo-button") == "Undo the roll thrown by the table"
     phone.click("#undo-button")
     phone.wait_for_selector("#table-continue")
+    assert phone.inner_text("#undone") == "Undone: the roll thrown by the table."
+    assert phone.inner_text("#table-player").startswith("The table waits before playing Robo's turn. An undo")
     assert phone.locator("#table-player[data-waiting='undo']").count() == 1
     phone.click("#table-continue")
     phone.wait_for_selector("#table-player[data-waiting='']")

@@ -51,7 +51,10 @@ def test_the_badge_and_the_table_s_next_step_show_on_the_phone_and_the_tv(servic
     tv = client.get("/part/tv").get_data(as_text=True)
     for html in (phone, tv):
         assert 'class="table-badge"' in html
-        assert 'The table plays <b>Robo</b>: it <span id="table-next">rolls the dice</span>' in html
+        assert (
+            'The table plays <b>Robo</b>\'s turn. Next it <span id="table-next">rolls the dice</span>.'
+            in html
+        )
     assert 'id="table-turn"' in phone and 'id="bmu-actions"' not in phone  # people only watch
     assert 'id="hint-card"' not in phone
     service.table_player.step()

@@ -174,10 +174,18 @@
   }
   TP.setAuthed = setAuthed;
 
+  // The API's messages are clauses ("there is nothing to take back"); a player reads a sentence.
+  function sentence(text) {
+    text = String(text).trim();
+    if (!text) return text;
+    text = text.charAt(0).toUpperCase() + text.slice(1);
+    return /[.!?…]$/.test(text) ? text : text + ".";
+  }
+
   function errorText(data, status) {
     if (data && data.error) {
       // The rule's code stays in the JSON for developers; players read the words.
-      return data.error;
+      return sentence(data.error);
     }
     return "The table refused that (HTTP " + status + ").";
   }

@@ -142,17 +142,19 @@ def describe(state: dict[str, Any], command: dict[str, Any]) -> str:
     if kind == "choose":
         options = state.get("options") or []
         index = int(command.get("option", 0))
-        text = options[index]["text"] if 0 <= index < len(options) else "an option"
-        return f"plays {text}"
+        if not 0 <= index < len(options):
+            return "plays an option"
+        return f"plays “{options[index]['text']}”"
     if kind == "move":
         chosen = state.get("chosen") or {}
         part = chosen.get("parts", [])[int(command.get("part", 0))]
         column = command.get("column") or part["column"]
-        return f"moves {_where(column)} up {part['squares']}"
+        squares = int(part["squares"])
+        return f"moves its counter in {_where(column)} up {squares} square{'' if squares == 1 else 's'}"
     if kind == "bonus":
         return f"places the rocket's bonus square in {_where(command.get('column', ''))}"
     if kind == "end_turn":
         if state.get("phase") == "rolling" and not state.get("options"):
-            return "passes: no option"
+            return "passes, as the roll has no option"
         return "ends the turn"
     return str(kind)
