@@ -47,6 +47,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, current_app, jsonify, request, session
 
+from web.body import json_body
 from web.errors import error_response
 
 bp = Blueprint("auth", __name__)
@@ -411,7 +412,7 @@ def check_json_change(what: str = "the command") -> Response | None:
 
 @bp.post("/api/login")
 def login():
-    body = request.get_json(silent=True)  # None unless sent as application/json
+    body = json_body()  # None unless sent as application/json
     if not isinstance(body, dict) or not isinstance(body.get("pin"), str):
         return error_response(400, 'send {"pin": "123456"} as JSON', rule="request")
     refused = _check(body["pin"].strip())

@@ -30,6 +30,7 @@ from tablepi.service import Busy
 from tablepi.store import StoreError
 from web import get_service
 from web.auth import check_json_change, check_pin
+from web.body import json_body
 from web.errors import error_response
 
 bp = Blueprint("device", __name__)
@@ -115,7 +116,7 @@ def _check_device_access() -> Response | None:
 
 
 def _json_object() -> dict[str, Any] | Response:
-    body = request.get_json(silent=True)
+    body = json_body()
     if body is None and not request.get_data(cache=True):
         return {}
     if not isinstance(body, dict):

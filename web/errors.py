@@ -4,11 +4,45 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger("tablepi.web")
+
+# One traceback per source in this many seconds: the journal lives on the SD card.
+ERROR_LOG_SECONDS = 60.0
+MAX_SOURCES = 1024
+LOGGED_PATH_CHARS = 120
+
+
+class ErrorLog:
+    """Which unexpected errors to log in full: the first from a source in an
+    interval; the rest are counted and the count goes with the next one."""
+
+    def __init__(self, interval: float = ERROR_LOG_SECONDS, clock: Callable[[], float] = time.monotonic):
+        self.interval = interval
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._sources: OrderedDict[str, tuple[float, int]] = OrderedDict()
+
+    def record(self, source: str) -> tuple[bool, int]:
+        """``(log it in full, errors held back from this source since the last one logged)``."""
+        now = self._clock()
+        with self._lock:
+            last, held = self._sources.get(source, (None, 0))
+            if last is not None and now - last < self.interval:
+                self._sources[source] = (last, held + 1)
+                return False, held + 1
+            self._sources.pop(source, None)
+            self._sources[source] = (now, 0)
+            while len(self._sources) > MAX_SOURCES:
+                self._sources.popitem(last=False)
+            return True, held
 
 
 def error_response(status: int, message: str, rule: str = "request", **headers: str) -> Response:
@@ -38,10 +72,17 @@ def register(app: Flask) -> None:
             response.headers["Allow"] = ", ".join(exc.valid_methods)  # type: ignore[attr-defined]
         return response
 
+    app.extensions["tablepi.errors"] = ErrorLog(app.config.get("ERROR_LOG_SECONDS", ERROR_LOG_SECONDS))
+
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
         # The details go to the log for the maintainer; the client learns only that it failed.
-        log.exception("unexpected error in %s %s", request.method, request.path)
+        source = request.remote_addr or "unknown"
+        full, held = current_app.extensions["tablepi.errors"].record(source)
+        if full:
+            more = f" ({held} more from {source} were not logged)" if held else ""
+            path = request.path[:LOGGED_PATH_CHARS]
+            log.error("unexpected error in %s %s%s", request.method, path, more, exc_info=exc)
         if not _wants_json():
             return Response(
                 "Something went wrong on the table; it keeps running. Reload the page.",

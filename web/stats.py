@@ -23,6 +23,7 @@ from web.pages import KIND_NAMES, dice_marks
 bp = Blueprint("stats", __name__)
 
 GAMES_PER_PAGE = 25
+MAX_GAME_ID = 2**63 - 1  # SQLite's largest integer
 STATUS_WORDS = {
     "playing": "playing now",
     "abandoned": "not finished",
@@ -92,13 +93,17 @@ def stats() -> tuple[str, int]:
         except ValueError as exc:
             problem = f"The date to start from must be {exc}; all games are shown."
     try:
-        page = max(1, int(request.args.get("page", "1")))
+        # Bounded so that the offset stays a number SQLite holds.
+        page = min(max(1, int(request.args.get("page", "1"))), MAX_GAME_ID // GAMES_PER_PAGE)
     except ValueError:
         page = 1
     summary = dice_summary(store, None, player, since)
     games, total = store.played_games(
         None, player, since, limit=GAMES_PER_PAGE, offset=(page - 1) * GAMES_PER_PAGE
     )
+    pages = max(1, -(-total // GAMES_PER_PAGE))
+    if page > pages:
+        abort(404, f"There are {pages} page(s) of games.")
     title = "Beam Me Up dice" + (f" thrown by {player}" if player else "")
     html = render_template(
         "stats.html",
@@ -108,7 +113,7 @@ def stats() -> tuple[str, int]:
         games=[game_row(g) for g in games],
         total_games=total,
         page=page,
-        pages=max(1, -(-total // GAMES_PER_PAGE)),
+        pages=pages,
         players=store.roll_players(),
         player=player,
         since=since_text if since is not None else "",
@@ -120,6 +125,8 @@ def stats() -> tuple[str, int]:
 
 @bp.route("/stats/game/<int:game_id>")
 def game(game_id: int) -> str:
+    if game_id > MAX_GAME_ID:
+        abort(404)
     store = _store()
     found, _ = store.played_games(game_id=game_id, limit=1)
     if not found:

@@ -12,10 +12,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 
 from web import get_service
 from web.auth import check_json_change
+from web.body import json_body
 from web.errors import error_response
 
 FILE = "tv-settings.json"
@@ -55,7 +56,7 @@ def change():
     refused = check_json_change("the setting")
     if refused is not None:
         return refused
-    data = request.get_json(silent=True)
+    data = json_body()
     if not isinstance(data, dict) or set(data) != {"odds"} or not isinstance(data["odds"], bool):
         return error_response(400, 'send {"odds": true} or {"odds": false}')
     service = get_service()
