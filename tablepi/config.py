@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -35,6 +36,27 @@ class _HiddenValue:
 
 
 HIDDEN = _HiddenValue()
+
+# Settings whose value is never printed, even when it is wrong: the message
+# goes to a terminal or the journal. The broker may be given as a URL that
+# holds a user name and password.
+SECRET_KEYS = frozenset({"venue.password", "venue.broker", "venue.username"})
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = _SHOWN.maxother = 40
+_SHOWN.maxlist = _SHOWN.maxdict = _SHOWN.maxtuple = 4
+_SHOWN.maxlevel = 2
+
+
+def shown(key: str, value: Any) -> str:
+    """``value`` as an error message may show it: not at all for a secret
+    setting, else cut to a few dozen characters."""
+    if key in SECRET_KEYS:
+        return "a value that is not shown (it may be secret)"
+    return _SHOWN.repr(value)
+
+
+def _shown_key(key: str) -> str:
+    return key if len(key) <= 60 else key[:57] + "..."
 
 
 class ConfigError(ValueError):
@@ -208,7 +230,7 @@ def from_dict(data: dict[str, Any], origin: dict[str, Path] | None = None) -> Co
 
     def report(key: str, message: str) -> None:
         where = origin.get(key)
-        problems.append(f"{key}: {message}" + (f" (in {where})" if where else ""))
+        problems.append(f"{_shown_key(key)}: {message}" + (f" (in {where})" if where else ""))
 
     known_sections = {
         "buttons": (config.buttons, _BUTTONS),
@@ -225,14 +247,14 @@ def from_dict(data: dict[str, Any], origin: dict[str, Path] | None = None) -> Co
             if isinstance(value, str) and value.strip():
                 config.data_dir = Path(value).expanduser()
             else:
-                report(key, f"expected a folder path (text), got {value!r}")
+                report(key, f"expected a folder path (text), got {shown(key, value)}")
             continue
         if key not in known_sections:
             report(key, f"unknown setting (expected one of: {', '.join(['data_dir', *known_sections])})")
             continue
         target, schema = known_sections[key]
         if not isinstance(value, dict):
-            report(key, f"expected a [{key}] table, got {value!r}")
+            report(key, f"expected a [{key}] table, got {shown(key, value)}")
             continue
         for sub, subvalue in value.items():
             full = f"{key}.{sub}"
@@ -243,7 +265,7 @@ def from_dict(data: dict[str, Any], origin: dict[str, Path] | None = None) -> Co
             try:
                 setattr(target, sub, check(subvalue, full, report))
             except _Bad as bad:
-                report(full, f"expected {bad.expected}, got {subvalue!r}")
+                report(full, f"expected {bad.expected}, got {shown(full, subvalue)}")
 
     _cross_checks(config, data, report)
     if problems:
@@ -274,7 +296,7 @@ def _cross_checks(config: Config, data: dict[str, Any], report: Callable[[str, s
     if venue.ca_file and not venue.tls:
         report("venue.ca_file", "set venue.tls = true too (the CA file is for TLS connections)")
     elif venue.ca_file and not Path(venue.ca_file).expanduser().is_file():
-        report("venue.ca_file", f"no such file: {venue.ca_file}")
+        report("venue.ca_file", f"no such file: {shown('venue.ca_file', venue.ca_file)}")
 
 
 def _merge(into: dict, new: dict, origin: dict[str, Path], file: Path, prefix: str) -> None:
@@ -372,7 +394,7 @@ def _check_button_pins(value: Any, key: str, report: Callable) -> dict[str, int]
         if isinstance(pin, int) and not isinstance(pin, bool) and 0 <= pin <= 27:
             pins[name] = pin
         else:
-            report(f"{key}.{name}", f"expected {_PIN}, got {pin!r}")
+            report(f"{key}.{name}", f"expected {_PIN}, got {shown(key, pin)}")
     return pins
 
 

@@ -153,3 +153,32 @@ def test_cli_check_and_show(tmp_path, capsys, monkeypatch):
     shown = capsys.readouterr().out
     assert "port = 8181" in shown
     assert tomllib.loads(shown)["web"]["port"] == 8181
+
+
+def test_config_errors_never_print_a_secret_and_cut_long_values(tmp_path):
+    """`tablepi run` with a config holding secrets of the wrong form, as the
+    journal would record its error under systemd."""
+    import subprocess
+    import sys
+
+    secret_url = "mqtt://alice:s3cret-pass@broker.lan:1883"
+    long_table = "T" * (24 * 1024 * 1024)  # not a table name: echoed in the error
+    cases = [
+        ("password = 918273645\nusername = 'u'\n", "918273645"),
+        ("password = ['hunter2-pass']\nusername = 'u'\n", "hunter2-pass"),
+        (f"broker = '{secret_url}'\n", "s3cret-pass"),
+    ]
+    for body, secret in cases:
+        path = tmp_path / "config.toml"
+        path.write_text("[venue]\n" + body + f"table = '{long_table}'\n")
+        run = subprocess.run(
+            [sys.executable, "-m", "tablepi", "run", "--simulate", "--no-camera", "--config", str(path)],
+            cwd=Path(__file__).resolve().parent.parent,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CI": "true"},
+            capture_output=True,
+            timeout=60,
+        )
+        err = run.stderr.decode()
+        assert run.returncode != 0 and "venue." in err, err[:2000]
+        assert secret not in err and "alice" not in err, err[:2000]
+        assert len(run.stderr) < 2000, len(run.stderr)
