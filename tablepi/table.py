@@ -9,6 +9,7 @@ Interface (the web and the controllers build on it):
 
     table = Table(store, clock=time.time, events=None)
     table.start_game(kind, settings, source="web") -> dict     # public state
+    table.check_new_game(command)   # raises as submitting the new_game would; changes nothing
     table.submit(command, source="web", expect=None) -> dict   # public state after commit
         # raises RuleError (illegal by the rules; .rule names it) or
         # CommandError (malformed / no game, or the table is no longer at
@@ -326,7 +327,16 @@ class Table:
                     raise RuleError("table-turn", refusal)
             return self._play(command, source)
 
-    def _new_game(self, command: dict[str, Any]) -> dict[str, Any]:
+    def check_new_game(self, command: dict[str, Any]) -> None:
+        """Raise what ``command`` (a new_game) would raise if submitted now,
+        changing nothing: the set-up page checks a game before it asks
+        whether to set the one in progress aside."""
+        if command.get("type") != "new_game":
+            raise CommandError("only a new_game command can be checked")
+        self._game_for(command)
+
+    @staticmethod
+    def _game_for(command: dict[str, Any]) -> Any:
         kind = command.get("kind")
         settings = command.get("settings", {})
         if not isinstance(kind, str) or kind not in KINDS:
@@ -334,11 +344,16 @@ class Table:
         if not isinstance(settings, dict):
             raise CommandError('"settings" must be an object')
         try:
-            game = new_game(kind, settings)
+            return new_game(kind, settings)
         except RuleError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
             raise CommandError(f"bad settings for {kind}: {exc}") from exc
+
+    def _new_game(self, command: dict[str, Any]) -> dict[str, Any]:
+        kind = command["kind"]
+        settings = command.get("settings", {})
+        game = self._game_for(command)
         game_id = self.store.create_game(kind, settings, game.to_dict())
         self._game, self._game_id, self._kind, self._seq, self._last = game, game_id, kind, 0, None
         self._forget_played()

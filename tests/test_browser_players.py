@@ -34,11 +34,15 @@ def bmu(table, advantage: bool = True) -> None:
     )
 
 
-def wait_until(check, what: str, seconds: float = 3.0) -> None:
+def wait_until(check, what: str, seconds: float = 3.0, page=None) -> None:
+    """Until ``check()``; with ``page``, its events (a dialog, say) are handled meanwhile."""
     deadline = time.monotonic() + seconds
     while not check():
         assert time.monotonic() < deadline, what
-        time.sleep(0.05)
+        if page is not None:
+            page.wait_for_timeout(50)
+        else:
+            time.sleep(0.05)
 
 
 def test_starting_over_a_game_asks_and_a_game_set_aside_resumes(table, phone):
@@ -57,7 +61,7 @@ def test_starting_over_a_game_asks_and_a_game_set_aside_resumes(table, phone):
     # Said no: the game in progress stays.
     phone.once("dialog", lambda d: answer(d, False))
     phone.click("#start-game")
-    wait_until(lambda: asked, "no question was asked")
+    wait_until(lambda: asked, "no question was asked", page=phone)
     assert "Beam Me Up is in progress" in asked[0] and "resumed" in asked[0]
     phone.wait_for_timeout(300)
     assert table.state()["game"]["id"] == first
@@ -76,6 +80,31 @@ def test_starting_over_a_game_asks_and_a_game_set_aside_resumes(table, phone):
     game = table.state()["game"]
     assert game["id"] == first and game["state"]["dice"] == [1, 1, 2, 3, 4]
     phone.wait_for_selector("#roll-dice .die")
+
+
+def test_a_new_game_that_cannot_start_is_said_so_before_any_question(table, phone):
+    bmu(table, advantage=False)
+    first = table.state()["game"]["id"]
+    phone.goto(table.base + "/setup")
+    sign_in(phone, table.pin)
+    asked: list[str] = []
+    phone.on("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    phone.click("input[name=kind][value=beam_me_up]")
+    for _ in range(phone.locator("#players li").count() - 1):
+        phone.click("#players [data-remove='0']")
+    assert phone.locator("#players li").count() == 1
+    phone.click("#start-game")
+    phone.wait_for_selector("#setup-error:not(.hidden)")
+    assert phone.inner_text("#setup-error") == "Beam Me Up is for 2 to 4 players."
+    phone.wait_for_timeout(300)
+    assert asked == [] and table.state()["game"]["id"] == first
+    # A game that can start: now the question comes, and "no" keeps the game in progress.
+    phone.click("#add-player")
+    phone.click("#start-game")
+    wait_until(lambda: asked, "no question was asked", page=phone)
+    assert "Beam Me Up is in progress" in asked[0]
+    assert table.state()["game"]["id"] == first
+    assert phone.is_enabled("#start-game")
 
 
 def test_sign_in_clears_the_stale_error_and_stop_signs_out_on_the_table(table, phone):

@@ -9,6 +9,8 @@ The whole web API at a glance (every error is ``{"error": ..., "rule": ...}``):
                                 200 with the new public state; 400 malformed (see
                                 web.commands); 403 no or wrong PIN; 409 illegal by the
                                 rules or no game; 429 too many wrong PINs (Retry-After)
+    POST /api/commands/check    a new_game command, checked but not played: 200 {"ok": true}
+                                when it would start, else the error the command would get
     POST /api/table-player/continue
                                 after an undo in a turn the table plays, let it play on;
                                 needs the PIN; 409 when the table is not waiting for that
@@ -75,6 +77,24 @@ def commands():
         # moment (409); with a game, the table found the command malformed (400).
         status = 409 if table.public_state().get("game") is None else 400
         return jsonify(exc.to_dict()), status
+
+
+@bp.post("/api/commands/check")
+def check_command():
+    refused = check_json_change()
+    if refused is not None:
+        return refused
+    table = get_service().table
+    try:
+        command = parse(request.get_data(cache=False), getattr(table, "kind", None))
+        table.check_new_game(command)
+    except Malformed as exc:
+        return jsonify(exc.to_dict()), 400
+    except RuleError as exc:
+        return jsonify(exc.to_dict()), 409
+    except CommandError as exc:
+        return jsonify(exc.to_dict()), 400
+    return jsonify({"ok": True})
 
 
 @bp.get("/api/camera.jpg")

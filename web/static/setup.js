@@ -131,15 +131,24 @@
     var err = $("setup-error");
     var button = $("start-game");
     if (button.disabled) return;
-    // A game in progress is never thrown away without asking (it can be resumed later).
-    var current = $("current-game");
-    if (current && current.getAttribute("data-running") === "1" &&
-        !window.confirm(current.getAttribute("data-name") + " is in progress. Set it aside and start a new game? It can be resumed from this page.")) return;
     err.classList.add("hidden");
     button.disabled = true;
-    TP.post("/api/commands", { type: "new_game", kind: kind(), settings: settings() })
+    var command = { type: "new_game", kind: kind(), settings: settings() };
+    var stopped = new Error("");
+    // The new game is checked first: asking to set a game aside for one that cannot start helps nobody.
+    TP.post("/api/commands/check", command)
+      .then(function () {
+        // A game in progress is never thrown away without asking (it can be resumed later).
+        var current = $("current-game");
+        if (current && current.getAttribute("data-running") === "1" &&
+            !window.confirm(current.getAttribute("data-name") + " is in progress. Set it aside and start a new game? It can be resumed from this page.")) throw stopped;
+        return TP.post("/api/commands", command);
+      })
       .then(function () { window.location.href = "/"; })
-      .catch(function (e) { err.textContent = e.message; err.classList.remove("hidden"); button.disabled = false; });
+      .catch(function (e) {
+        if (e !== stopped) { err.textContent = e.message; err.classList.remove("hidden"); }
+        button.disabled = false;
+      });
   });
 
   // What the TV shows for spectators: one setting for the whole table.
