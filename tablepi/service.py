@@ -210,6 +210,10 @@ class Service:
 
     # -- assembly -------------------------------------------------------------
 
+    def report_problem(self, message: str) -> None:
+        """A problem the web app found (already logged): on /healthz and to every viewer."""
+        self._report(message, logged=True)
+
     def _report(self, message: str, logged: bool = False) -> None:
         if not logged:
             log.error("%s", message)

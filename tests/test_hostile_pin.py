@@ -328,3 +328,52 @@ def test_wrong_pins_of_a_signed_in_device_count_toward_the_attack():
         limiter.acquire("10.0.0.9", "device-0")
         clock[0] += 61
     assert 60 < limiter.retry_after("10.0.0.1", "device-0") <= 600
+
+
+def _signed_out_copy(table) -> str:
+    """A cookie signed in, copied, then signed out with."""
+    status, headers, _ = table.request("POST", "/api/login", {"pin": table.pin})
+    assert status == 200
+    saved = _cookie(headers)
+    assert table.request("POST", "/api/logout", {}, headers={"Cookie": saved})[0] == 200
+    return saved
+
+
+def _signed_in(table, cookie: str) -> bool:
+    return table.json("GET", "/api/session", headers={"Cookie": cookie})[1]["signed_in"]
+
+
+def test_a_damaged_list_of_sign_outs_refuses_every_earlier_cookie(tmp_path):
+    data = tmp_path / "data"
+    with Table(data) as table:
+        saved = _signed_out_copy(table)
+        status, headers, _ = table.request("POST", "/api/login", {"pin": table.pin})
+        still_in = _cookie(headers)  # another phone, never signed out
+    (data / "web-revoked.json").write_text('{"abc": 1')
+    with Table(data) as table:
+        assert not _signed_in(table, saved)
+        assert not _signed_in(table, still_in)  # fails closed: signs in again
+        status, health = table.json("GET", "/healthz", pin=True)
+        assert any("web-revoked.json" in p for p in health["problems"]), health
+        status, headers, _ = table.request("POST", "/api/login", {"pin": table.pin})
+        assert status == 200 and _signed_in(table, _cookie(headers))
+    with Table(data) as table:  # the cut-off was saved: no report, the new phone still in
+        assert not _signed_in(table, saved)
+        assert _signed_in(table, _cookie(headers))
+
+
+def test_a_sign_out_that_cannot_be_saved_is_not_undone_by_a_restart(tmp_path):
+    data = tmp_path / "data"
+    with Table(data) as table:
+        # Something that is not a file where the list goes: writing it fails
+        # once the new list is written out, as on a full disk.
+        (data / "web-revoked.json").mkdir()
+        saved = _signed_out_copy(table)
+        assert not _signed_in(table, saved)
+        status, health = table.json("GET", "/healthz", pin=True)
+        assert any("sign-out could not be saved" in p for p in health["problems"]), health
+    assert not (data / "web-revoked.json.tmp").exists()
+    with Table(data) as table:
+        assert not _signed_in(table, saved)
+        status, health = table.json("GET", "/healthz", pin=True)
+        assert any("cannot be read" in p for p in health["problems"]), health

@@ -63,7 +63,9 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
         table_attempts=app.config["PIN_TABLE_ATTEMPTS"],
         table_refill=app.config["PIN_TABLE_REFILL"],
     )
-    app.extensions["tablepi.revoked"] = auth.RevokedSessions(getattr(service, "data_dir", None))
+    app.extensions["tablepi.revoked"] = auth.RevokedSessions(
+        getattr(service, "data_dir", None), report=getattr(service, "report_problem", None)
+    )
     app.extensions["tablepi.oled"] = device.OledCache()
     app.extensions["tablepi.streams"] = events.StreamCount()
     app.extensions["tablepi.encoded"] = events.EncodedEvents()

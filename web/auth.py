@@ -36,6 +36,7 @@ import hashlib
 import hmac
 import ipaddress
 import json
+import logging
 import math
 import os
 import secrets
@@ -44,6 +45,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, session
 
@@ -51,6 +53,7 @@ from web.body import json_body
 from web.errors import error_response
 
 bp = Blueprint("auth", __name__)
+log = logging.getLogger("tablepi.web")
 
 PIN_HEADER = "X-Table-Pin"
 MAX_CLIENTS = 4096
@@ -264,20 +267,60 @@ class AttemptLimiter:
 class RevokedSessions:
     """Session ids signed out before they expired, kept in the data folder so
     that a restart does not bring them back. Entries go once their session
-    would have expired anyway, so the list stays as short as a day's sign-outs."""
+    would have expired anyway, so the list stays as short as a day's sign-outs.
 
-    def __init__(self, data_dir: Path | str | None, clock: Callable[[], float] = time.time) -> None:
+    It fails closed: a list that cannot be read, or a sign-out that cannot be
+    saved, means every session issued before then is refused (players sign in
+    again), and ``report`` hears why."""
+
+    def __init__(
+        self,
+        data_dir: Path | str | None,
+        clock: Callable[[], float] = time.time,
+        report: Callable[[str], None] | None = None,
+    ) -> None:
         self._path = None if data_dir is None else Path(data_dir) / REVOKED_FILE
         self._clock = clock
+        self._report = report or (lambda message: None)
         self._lock = threading.Lock()
         self._ids: dict[str, float] = {}
+        self._before = 0.0  # sessions issued before this are refused
         if self._path is not None:
-            try:
-                data = json.loads(self._path.read_text())
-                if isinstance(data, dict):
-                    self._ids = {str(k): float(v) for k, v in data.items() if isinstance(v, int | float)}
-            except (OSError, ValueError):
-                pass
+            self._load()
+
+    def _load(self) -> None:
+        assert self._path is not None
+        try:
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+            before, ids = _revoked_entries(data)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self._fail(f"cannot be read ({exc.strerror or exc})")
+            return
+        except ValueError:
+            self._fail("is damaged or empty (a sign-out may not have been saved)")
+            return
+        self._before, self._ids = before, ids
+
+    def _fail(self, why: str) -> None:
+        with self._lock:
+            self._before = self._clock()
+            saved = self._save()
+        message = (
+            f"the list of signed-out phones ({REVOKED_FILE}) {why}: every phone signed in "
+            "before now must sign in again"
+        )
+        if not saved:
+            message += "; and it cannot be written either: check the data folder"
+        log.error("%s", message)
+        self._report(message)
+
+    def refuses(self, sid: object, issued: float) -> bool:
+        """Whether a session is signed out: its id revoked, or issued before a
+        time the list could not be trusted."""
+        with self._lock:
+            return sid in self._ids or issued < self._before
 
     def __contains__(self, sid: object) -> bool:
         with self._lock:
@@ -288,21 +331,57 @@ class RevokedSessions:
             now = self._clock()
             self._ids = {k: v for k, v in self._ids.items() if v > now}
             self._ids[sid] = expires
-            self._save()
+            saved = self._save()
+        if not saved:
+            message = (
+                f"a sign-out could not be saved to {REVOKED_FILE}: it holds until the table "
+                "restarts; after that every phone signed in before must sign in again"
+            )
+            log.error("%s", message)
+            self._report(message)
 
-    def _save(self) -> None:
+    def _save(self) -> bool:
+        """Write the list; on failure leave an empty file in its place, which
+        the next start reads as damage (failing closed), and no temporary file."""
         if self._path is None:
-            return
+            return True
         tmp = self._path.with_name(REVOKED_FILE + ".tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w") as f:
-                json.dump(self._ids, f)
+                json.dump({"before": self._before, "revoked": self._ids}, f)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self._path)
+            return True
         except OSError:
-            pass  # kept in memory until the next restart
+            for cleanup in (lambda: tmp.unlink(missing_ok=True), self._empty_in_place):
+                try:
+                    cleanup()
+                except OSError:
+                    pass
+            return False
+
+    def _empty_in_place(self) -> None:
+        # Truncating needs no free space, unlike writing the list.
+        assert self._path is not None
+        os.close(os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+
+
+def _revoked_entries(data: Any) -> tuple[float, dict[str, float]]:
+    """The cut-off time and the revoked ids in the file's JSON; ValueError if
+    it is not such a list (a plain mapping of ids is an older table's)."""
+    if isinstance(data, dict) and isinstance(data.get("revoked"), dict):
+        before, ids = data.get("before", 0.0), data["revoked"]
+    elif isinstance(data, dict):
+        before, ids = 0.0, data
+    else:
+        raise ValueError("not a list of sessions")
+    if isinstance(before, bool) or not isinstance(before, int | float):
+        raise ValueError("no cut-off time")
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in ids.values()):
+        raise ValueError("an entry is not a time")
+    return float(before), {str(k): float(v) for k, v in ids.items()}
 
 
 def _limiter() -> AttemptLimiter:
@@ -352,7 +431,7 @@ def _signed_in() -> bool:
         return False
     if not 0 <= now() - issued < _session_seconds():
         return False
-    return sid not in _revoked()
+    return not _revoked().refuses(sid, float(issued))
 
 
 def now() -> float:
