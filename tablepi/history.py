@@ -23,6 +23,45 @@ def parse_since(text: str) -> float:
         raise ValueError(f"a date such as 2026-11-28, not {text!r}") from None
 
 
+class UnknownPlayer(LookupError):
+    """A player name no game of the table knows; ``known`` lists the ones it does."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = known
+        if known:
+            words = f"No player called {name!r} has played at this table. Known players: {', '.join(known)}."
+        else:
+            words = f"No player called {name!r} has played at this table: no games are kept yet."
+        super().__init__(words)
+        self.message = words
+
+
+def known_players(store: Store) -> list[str]:
+    """Everyone who has thrown dice at the table or sat in one of its games, by name."""
+    names = set(store.roll_players())
+    games, _ = store.played_games()
+    for game in games:
+        names.update(game.players)
+    return sorted(names, key=lambda n: (n.casefold(), n))
+
+
+def find_player(store: Store, name: str) -> str:
+    """The name as the table keeps it, for ``name`` typed in any case ("ann"
+    finds "Ann"); ``UnknownPlayer`` when no game knows it."""
+    thrown = store.roll_players()
+    if name in thrown:
+        return name
+    known = known_players(store)
+    if name in known:
+        return name
+    wanted = name.strip().casefold()
+    for candidate in known:
+        if candidate.casefold() == wanted:
+            return candidate
+    raise UnknownPlayer(name, known)
+
+
 def dice_summary(
     store: Store, game_id: int | None = None, player: str | None = None, since: float | None = None
 ) -> dict[str, Any]:

@@ -91,6 +91,21 @@ def test_stats_filters_by_player_and_date(client, service):
     )
 
 
+def test_a_player_is_found_in_any_case_and_an_unknown_one_is_said_so(client, service):
+    store = service.table.store
+    html = client.get("/stats?player=dan").get_data(as_text=True)
+    assert chart(html) == Brute(store, player="Dan").faces and sum(chart(html)) > 0
+    assert '<option value="Dan" selected>' in html and "1 game with Dan" in html
+    reply = client.get("/stats?player=Zed")
+    assert reply.status_code == 404
+    html = reply.get_data(as_text=True)
+    assert (
+        "No player called &#39;Zed&#39; has played at this table. Known players: Ann, Ben, Cat, Dan."
+        " Everyone&#39;s dice are shown." in html
+    )
+    assert chart(html) == Brute(store).faces
+
+
 def test_a_games_page_lists_every_roll(client, service):
     store = service.table.store
     html = client.get("/stats/game/1").get_data(as_text=True)

@@ -22,7 +22,7 @@ import pytest
 from tablepi.games.beam_me_up.game import BeamMeUp
 from tablepi.games.beam_me_up.options import TABLE
 from tablepi.games.beam_me_up.randomplay import random_command
-from tablepi.history import dice_summary
+from tablepi.history import dice_summary, known_players
 from tablepi.store import DB_NAME, SCHEMA_VERSION, Store, effective
 from tablepi.table import Table
 
@@ -291,3 +291,15 @@ def test_the_cli_reads_the_same_sums(history, capsys):
     assert list(out["counts"].values()) == Brute(store, player="Dan").faces and out["games"] == 1
     assert main(["stats", "--data-dir", str(store.data_dir), "--game", "4"]) == 2
     assert "no game of Beam Me Up numbered 4" in capsys.readouterr().err
+    # A name in any case is the player's; an unknown one is said so, with the names known.
+    assert main(["stats", "--data-dir", str(store.data_dir), "--player", "dAN"]) == 0
+    out = capsys.readouterr().out
+    n = sum(Brute(store, player="Dan").faces)
+    assert out.startswith(f"{n:,} dice thrown by Dan in 1 game\n") and n > 0
+    assert main(["stats", "--data-dir", str(store.data_dir), "--player", "Zed", "--json"]) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err == (
+        "tablepi stats: No player called 'Zed' has played at this table. "
+        f"Known players: {', '.join(known_players(store))}.\n"
+    )

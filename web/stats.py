@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, abort, current_app, render_template, request
 
-from tablepi.history import BEAM_ME_UP, dice_summary, parse_since
+from tablepi.history import BEAM_ME_UP, UnknownPlayer, dice_summary, find_player, parse_since
 from tablepi.stats import SIGNIFICANT
 from tablepi.store import PlayedGame, Store
 from web.charts import COMPACT, face_chart
@@ -86,12 +86,21 @@ def stats() -> tuple[str, int]:
     player = request.args.get("player") or None
     since_text = request.args.get("since") or ""
     problem = None
+    status = 200
     since = None
     if since_text:
         try:
             since = parse_since(since_text)
         except ValueError as exc:
             problem = f"The date to start from must be {exc}; all games are shown."
+            status = 400
+    if player is not None:
+        try:
+            player = find_player(store, player)
+        except UnknownPlayer as exc:
+            problem = " ".join(filter(None, (problem, f"{exc.message} Everyone's dice are shown.")))
+            player = None
+            status = 404
     try:
         # Bounded so that the offset stays a number SQLite holds.
         page = min(max(1, int(request.args.get("page", "1"))), MAX_GAME_ID // GAMES_PER_PAGE)
@@ -120,7 +129,7 @@ def stats() -> tuple[str, int]:
         problem=problem,
         title=title,
     )
-    return html, 400 if problem else 200
+    return html, status
 
 
 @bp.route("/stats/game/<int:game_id>")

@@ -13,7 +13,7 @@ from pathlib import Path
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("stats", help="are the dice fair? face counts and a test against a fair die")
     p.add_argument("--game", type=int, help="one game's number (see `tablepi games list`)")
-    p.add_argument("--player", help="only the dice this player threw")
+    p.add_argument("--player", help="only the dice this player threw (any case: ann finds Ann)")
     p.add_argument("--since", help="only games started on or after this date (YYYY-MM-DD)")
     p.add_argument("--data-dir", type=Path, help="where the games are kept (default from config)")
     p.add_argument("--config", type=Path, help="a config file read after the system and user ones")
@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tablepi.cli.games import _store
-    from tablepi.history import BEAM_ME_UP, dice_summary, parse_since
+    from tablepi.history import BEAM_ME_UP, UnknownPlayer, dice_summary, find_player, parse_since
 
     since = None
     if args.since is not None:
@@ -39,14 +39,22 @@ def run(args: argparse.Namespace) -> int:
             if record is None or record.kind != BEAM_ME_UP:
                 print(f"tablepi stats: no game of Beam Me Up numbered {args.game}", file=sys.stderr)
                 return 2
-        summary = dice_summary(store, args.game, args.player, since)
+        player = args.player
+        if player is not None:
+            try:
+                player = find_player(store, player)
+            except UnknownPlayer as exc:
+                print(f"tablepi stats: {exc.message}", file=sys.stderr)
+                return 2
+        summary = dice_summary(store, args.game, player, since)
     finally:
         store.close()
     if args.json:
         print(json.dumps(summary))
         return 0
     n, games = summary["dice"], summary["games"]
-    print(f"{n:,} dice thrown in {games} game{'s' * (games != 1)}")
+    by = f" by {player}" if player else ""
+    print(f"{n:,} dice thrown{by} in {games} game{'s' * (games != 1)}")
     total = max(n, 1)
     for face, count in summary["counts"].items():
         print(f"  {face}: {count:>6,}  {count / total:6.1%}  {'#' * round(60 * count / total)}")
