@@ -175,3 +175,42 @@ def test_cli_refuses_bad_input(capsys):
     assert code == 2 and "unknown target" in err
     code, _, err = run(capsys, "1", "2", "3", "4", "4", "--target", "pair", "--keep", "6")
     assert code == 2 and "not all in the roll" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("1", "1", "3", "4", "6", "--keep", "3", "4"),
+        ("--keep", "3", "4", "1", "1", "3", "4", "6"),  # before the roll: the last five are the roll
+        ("--keep", "3 4", "1", "1", "3", "4", "6"),
+        ("--keep", "3,4", "1", "1", "3", "4", "6"),
+        ("1", "1", "3", "4", "6", "--keep", "3,4"),
+    ],
+)
+def test_cli_keep_takes_its_dice_wherever_they_are_written(capsys, argv):
+    code, out, err = run(capsys, *argv, "--target", "small-straight", "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert data["dice"] == [1, 1, 3, 4, 6] and data["keep"] == [3, 4]
+    assert data["probability"] == str(odds.probability([1, 1, 3, 4, 6], 2, "small-straight", keep=[3, 4]))
+
+
+def test_cli_keep_before_a_short_roll_says_how_to_write_it(capsys):
+    code, _, err = run(capsys, "--keep", "3", "4", "1", "1", "--target", "pair")
+    assert code == 2 and err == (
+        "tablepi bmu: a roll has five dice: give them after the dice set aside (4 values in all)\n"
+    )
+
+
+def test_cli_help_names_every_target_and_every_bmu_command(capsys):
+    from tablepi.cli.bmu import TARGET_HELP
+
+    named = {word.strip(",()") for word in TARGET_HELP.split()}
+    for target in odds.TARGETS:
+        kind, _, value = target.partition(":")
+        assert (f"{kind}:N" if value else kind) in named, target
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    bmu = said.split(" bmu ")[1].split(" config ")[0]
+    assert all(word in bmu for word in ("options", "odds", "advice", "duel", "layouts")), bmu

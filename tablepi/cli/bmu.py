@@ -5,6 +5,7 @@ tablepi bmu options --json 2 2 2 4 6  the same as JSON
 tablepi bmu options --all --json      every sorted roll (252) and its options
 tablepi bmu layout my-board.json      check a board layout file (or A..D)
 tablepi bmu odds 1 2 3 4 4 --rolls-left 2 --target big-straight [--keep 1 2 3 4] [--json]
+                                      (--keep before the roll: --keep 1 2 3 4 1 2 3 4 4)
                                       exact chance of a target with the best keeps
                                       (without --target: every target)
 tablepi bmu advise 5 5 5 2 3 --rolls-left 2 --board A --counters 1=6 5=3 [--opponent 1=4 ...] [--json]
@@ -19,9 +20,24 @@ import json
 import sys
 from pathlib import Path
 
+# Every target of beam_me_up.odds.TARGETS (a test holds the two together;
+# the odds module is not imported here, so that `tablepi` starts fast).
+TARGET_HELP = (
+    "one of pair, triplet, four, five (of any value), pair:N, triplet:N, four:N, five:N"
+    " (of the value N, 1..6), two-pairs, full-house, small-straight, big-straight"
+    " (default: every target)"
+)
+KEEP_HELP = (
+    "the dice set aside for the first re-roll: after the roll (1 1 3 4 6 --keep 3 4), as one"
+    ' argument (--keep "3 4" or --keep 3,4), or before the roll, which is then its last five'
+    " values (--keep 3 4 1 1 3 4 6); --keep alone sets nothing aside"
+)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("bmu", help="Beam Me Up: read rolls, check board layouts")
+    parser = sub.add_parser(
+        "bmu", help="Beam Me Up: a roll's options, odds and advice, the advice's duel, board layouts"
+    )
     which = parser.add_subparsers(dest="bmu", required=True, metavar="WHAT")
 
     opts = which.add_parser("options", help="the options of a roll of five dice")
@@ -35,11 +51,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     lay.add_argument("--json", action="store_true", help="print the layout as JSON")
     lay.set_defaults(func=_layout)
 
-    odds = which.add_parser("odds", help="exact chance of reaching a target in the rolls left")
-    odds.add_argument("dice", nargs="+", metavar="DIE", help="five die values, 1..6")
+    odds = which.add_parser(
+        "odds",
+        help="exact chance of reaching a target in the rolls left",
+        epilog="example: tablepi bmu odds 1 1 3 4 6 --keep 3 4 --target small-straight",
+    )
+    odds.add_argument("dice", nargs="*", metavar="DIE", help="five die values, 1..6")
     odds.add_argument("--rolls-left", type=int, default=2, help="re-rolls left, 0..2 (default 2)")
-    odds.add_argument("--target", help="e.g. big-straight, full-house, triplet:5 (default: every target)")
-    odds.add_argument("--keep", nargs="*", metavar="DIE", help="the dice kept for the next re-roll")
+    odds.add_argument("--target", help=TARGET_HELP)
+    odds.add_argument("--keep", nargs="*", metavar="DIE", help=KEEP_HELP)
     odds.add_argument("--json", action="store_true", help="print JSON")
     odds.set_defaults(func=_odds)
 
@@ -134,14 +154,34 @@ def _dice_values(words: list[str]) -> list[int]:
     return values
 
 
+def _values(words: list[str]) -> list[int]:
+    """Die values from words that may each hold several ("3 4", "3,4")."""
+    return _dice_values([v for word in words for v in word.replace(",", " ").split()])
+
+
+def _roll_and_keep(dice: list[str], keep: list[str] | None) -> tuple[list[int], list[int] | None]:
+    """The roll and the dice set aside, however they were written (see KEEP_HELP):
+    ``--keep`` before the roll takes the roll's values too, so the roll is
+    made of the last values given, five in all."""
+    values = _values(dice)
+    kept = None if keep is None else _values(keep)
+    if kept is not None and len(values) < 5 <= len(values) + len(kept):
+        missing = 5 - len(values)
+        kept, values = kept[:-missing], kept[-missing:] + values
+    return values, kept
+
+
 def _odds(args: argparse.Namespace) -> int:
     from tablepi.games.beam_me_up.odds import TARGETS, probability
     from tablepi.games.beam_me_up.options import check_dice
     from tablepi.games.errors import RuleError
 
     try:
-        dice = list(check_dice(_dice_values(args.dice)))
-        keep = None if args.keep is None else _dice_values(args.keep)
+        dice, keep = _roll_and_keep(args.dice, args.keep)
+        if len(dice) != 5 and keep:
+            given = len(dice) + len(keep)
+            return _fail(f"a roll has five dice: give them after the dice set aside ({given} values in all)")
+        dice = list(check_dice(dice))
         targets = TARGETS if args.target is None else (args.target,)
         chances = {target: probability(dice, args.rolls_left, target, keep) for target in targets}
     except ValueError as exc:  # RuleError is a ValueError

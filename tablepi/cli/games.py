@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", type=Path, help="where the games are kept (default from config)")
     common.add_argument("--config", type=Path, help="a config file read after the system and user ones")
-    parser = sub.add_parser("games", help="list, export and import played games")
+    parser = sub.add_parser("games", help="list, export, import and resume played games")
     which = parser.add_subparsers(dest="games_command", required=True, metavar="ACTION")
     p = which.add_parser("list", help="every game kept, newest last", parents=[common])
     p.add_argument("--json", action="store_true", help="print JSON")
