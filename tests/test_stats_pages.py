@@ -211,3 +211,32 @@ def test_nothing_secret_reaches_stats(tmp_path):
         assert '<dd id="game-winner">the humans</dd>' in outer and 'id="no-dice"' in outer
     finally:
         svc.close()
+
+
+def test_the_table_s_own_rolls_are_said_to_be_left_out(tmp_path):
+    from test_table_player import VS_TABLE, play_out
+
+    svc = Service(from_dict({}), tmp_path, simulate=True, camera=False, table_seed=5, table_step_seconds=0)
+    try:
+        svc.table.start_game("beam_me_up", VS_TABLE)
+        play_out(svc.table, svc.table_player, random.Random(6))
+        client = web.create_app(svc).test_client()
+        game_id = svc.table.game_id
+        rolls = svc.table.store.rolls(game_id)
+        robo = sum(r.origin == "table" and not r.undone for r in rolls)
+        assert robo > 0 and robo < len(rolls)
+        html = client.get(f"/stats/game/{game_id}").get_data(as_text=True)
+        said = f"The table's own {robo:,} roll{'s' if robo != 1 else ''} for Robo"
+        assert said in html and "only dice people threw are counted." in html
+        assert "Robo, played by the table, is not in it." in html
+        assert [r.split()[0] for r in rows(html, "luck-table")] == ["Ann"]
+        html = client.get("/stats").get_data(as_text=True)
+        assert "Rolls the table makes for the seats it plays are left out" in html
+        tv = client.get("/tv").get_data(as_text=True)
+        assert "The table's own rolls for Robo are left out." in tv
+        # A game with no seat of the table's says nothing of it.
+        svc.table.start_game("beam_me_up", {"players": [{"name": "Cat"}, {"name": "Dan"}]})
+        html = client.get(f"/stats/game/{svc.table.game_id}").get_data(as_text=True)
+        assert 'id="table-rolls"' not in html
+    finally:
+        svc.close()

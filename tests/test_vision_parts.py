@@ -189,14 +189,40 @@ def test_the_verifiers_crop_puts_the_die_in_the_middle_at_its_size() -> None:
     img = np.full((400, 600, 3), 200, np.uint8)
     cv2.rectangle(img, (300, 100), (380, 180), (0, 0, 0), -1)  # an 80 px square
     crop = verify.crop(img, 340, 140, 80)
-    assert crop.shape == (verify.WINDOW, verify.WINDOW)
-    dark = np.argwhere(crop < 100)
+    assert crop.shape == (verify.WINDOW, verify.WINDOW, 3)
+    dark = np.argwhere(crop.max(axis=2) < 100)
     lo, hi = dark.min(axis=0), dark.max(axis=0)
     assert np.all(np.abs(hi - lo + 1 - verify.SIDE_PX) <= 1)
     assert np.all(np.abs((lo + hi) / 2 - (verify.WINDOW - 1) / 2) <= 1)
     # a die in an 8 MP frame is shrunk by area first: the same crop
     big = cv2.resize(img, None, fx=5, fy=5, interpolation=cv2.INTER_NEAREST)
     assert np.abs(verify.crop(big, 1700, 700, 400).astype(int) - crop.astype(int)).mean() < 8
+
+
+@pytest.mark.parametrize("face_bgr", [(80, 80, 80), (140, 60, 30)])
+def test_the_verifier_sees_red_pips_on_a_face_of_their_own_lightness(face_bgr: tuple) -> None:
+    # A smoky die's red pips are as light as its face: lightness hides them,
+    # unlikeness to the face's colour shows them, whatever that colour is.
+    face_lab = cv2.cvtColor(np.uint8([[face_bgr]]), cv2.COLOR_BGR2Lab)[0, 0]
+    pip = (40, 40, 140)
+    pip_lab = cv2.cvtColor(np.uint8([[pip]]), cv2.COLOR_BGR2Lab)[0, 0]
+    w = verify.WINDOW
+    crops = np.zeros((2, w, w, 3), np.uint8)
+    crops[:] = face_bgr
+    cv2.circle(crops[1], (w // 2, w // 2), 4, pip, -1)
+    cv2.circle(crops[1], (w // 4, w // 4), 4, pip, -1)
+    planes = verify.channels(crops)
+    assert planes.shape == (2, verify.CHANNELS, w, w) and planes.dtype == np.float32
+    assert np.allclose(planes[0, 1], 0, atol=1e-3)  # a blank face is all its own colour
+    at_pip, at_face = (w // 4, w // 4), (w - 4, w - 4)
+    lightness = abs(planes[1, 0][at_pip] - planes[1, 0][at_face])
+    unlikeness = planes[1, 1][at_pip] - planes[1, 1][at_face]
+    assert lightness <= abs(int(pip_lab[0]) - int(face_lab[0])) + 1
+    assert unlikeness > 40 and unlikeness > 4 * lightness
+    # a grey crop has no colour to be unlike: only its lightness differs
+    grey = verify.channels(crops[:, :, :, 1])
+    assert grey.shape == planes.shape
+    assert np.allclose(grey[1, 1], np.abs(grey[1, 0] - grey[1, 0][at_face]), atol=1e-3)
 
 
 def test_halvings_keep_a_point_where_it_is_and_shrink_from_the_nearest_level() -> None:

@@ -23,6 +23,8 @@ from web.pages import KIND_NAMES, dice_marks
 bp = Blueprint("stats", __name__)
 
 GAMES_PER_PAGE = 25
+# A long game's rolls come a page at a time: a whole evening's is hundreds of KB.
+ROLLS_PER_PAGE = 100
 MAX_GAME_ID = 2**63 - 1  # SQLite's largest integer
 STATUS_WORDS = {
     "playing": "playing now",
@@ -54,6 +56,19 @@ def length_words(game: PlayedGame) -> str:
     if game.kind == BEAM_ME_UP:
         parts.append(f"{game.rolls:,} roll{'s' * (game.rolls != 1)}")
     return " · ".join(parts)
+
+
+@bp.app_template_global()
+def table_rolls(game_id: int | None = None) -> dict[str, Any] | None:
+    """The rolls the table made for the seats it plays, which the statistics
+    leave out (they are not dice anyone threw): for one game, how many and
+    whose (None when it made none); for every game, {} (no count is kept)."""
+    if game_id is None:
+        return {}
+    made = [r for r in _store().rolls(game_id) if r.origin == "table" and not r.undone]
+    if not made:
+        return None
+    return {"count": len(made), "players": sorted({r.player for r in made if r.player})}
 
 
 def game_row(game: PlayedGame) -> dict[str, Any]:
@@ -143,10 +158,19 @@ def game(game_id: int) -> str:
     played = found[0]
     summary = chart = None
     rolls: list[dict[str, Any]] = []
+    page = pages = 1
     if played.kind == BEAM_ME_UP:
         summary = dice_summary(store, game_id)
         chart = face_chart(list(summary["counts"].values()), f"Dice of game {game_id}")
-        for number, roll in enumerate(store.rolls(game_id), start=1):
+        try:
+            page = min(max(1, int(request.args.get("page", "1"))), MAX_GAME_ID // ROLLS_PER_PAGE)
+        except ValueError:
+            page = 1
+        pages = max(1, -(-store.roll_count(game_id) // ROLLS_PER_PAGE))
+        if page > pages:
+            abort(404, f"Game {game_id} has {pages} page(s) of rolls.")
+        first = (page - 1) * ROLLS_PER_PAGE
+        for number, roll in enumerate(store.rolls(game_id, ROLLS_PER_PAGE, first), start=first + 1):
             rolls.append(
                 {
                     "number": number,
@@ -167,6 +191,8 @@ def game(game_id: int) -> str:
         chart=chart,
         luck=_luck_rows(summary) if summary else [],
         rolls=rolls,
+        page=page,
+        pages=pages,
     )
 
 

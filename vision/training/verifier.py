@@ -91,16 +91,19 @@ def crops_of(
             if all(math.hypot(x - cx, y - cy) > 0.9 * (s + side) for cx, cy, s, _ in dice):
                 xs.append(verify.crop(frame, x, y, side, STORED))
                 ys.append(0)
-    return np.array(xs, np.uint8).reshape(-1, STORED, STORED), np.array(ys, np.int64)
+    return np.array(xs, np.uint8).reshape(-1, STORED, STORED, 3), np.array(ys, np.int64)
 
 
 def augment(stored: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A window of ``verify.WINDOW`` turned, rescaled, shifted and relit from a stored crop."""
+    """A colour window of ``verify.WINDOW`` turned, rescaled, shifted, recoloured and relit
+    from a stored crop (uint8 BGR)."""
     c = STORED / 2
     m = cv2.getRotationMatrix2D((c, c), float(rng.uniform(0, 360)), float(np.exp(rng.normal(0, 0.07))))
     m[:, 2] += verify.WINDOW / 2 - c + rng.normal(0, 1.5, 2)
     x = cv2.warpAffine(stored, m, (verify.WINDOW, verify.WINDOW), borderMode=cv2.BORDER_REFLECT)
-    x = x.astype(np.float32) / 255.0
+    # Any die's colours: the channels shuffled and cast, so no dataset's dice colours are learned.
+    x = x[:, :, rng.permutation(3)].astype(np.float32) / 255.0
+    x = x * rng.uniform(0.75, 1.25, 3).astype(np.float32)
     if rng.random() < 0.15:
         x = 1.0 - x
     x = np.clip(x * rng.uniform(0.6, 1.3) + rng.uniform(-0.15, 0.15), 0, 1) ** rng.uniform(0.6, 1.6)
@@ -108,7 +111,7 @@ def augment(stored: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 1.2))
     if rng.random() < 0.3:
         x = x + rng.normal(0, rng.uniform(0.01, 0.05), x.shape).astype(np.float32)
-    return np.clip(x * 255, 0, 255)
+    return np.clip(x * 255, 0, 255).astype(np.uint8)
 
 
 def build_model():
@@ -118,7 +121,7 @@ def build_model():
         return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
 
     return nn.Sequential(
-        *block(1, 16),
+        *block(verify.CHANNELS, 16),
         nn.MaxPool2d(2),
         *block(16, 32),
         *block(32, 32),
@@ -188,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             i = int(rng.integers(0, len(classes)))
             xs.append(augment(crops[i], rng))
             ys.append(classes[i])
-        x = torch.from_numpy(verify.standardise(np.stack(xs)))
+        x = torch.from_numpy(verify.standardise(verify.channels(np.stack(xs))))
         y = torch.from_numpy(np.array(ys))
         model.train()
         out = model(x)
@@ -215,7 +218,7 @@ def export(model, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         model,
-        torch.zeros(1, 1, verify.WINDOW, verify.WINDOW),
+        torch.zeros(1, verify.CHANNELS, verify.WINDOW, verify.WINDOW),
         str(out),
         opset_version=13,
         dynamo=False,
