@@ -951,13 +951,18 @@ class Store:
             ).fetchall()
         return [LoggedCommand(r[0], json.loads(r[1]), r[2], bool(r[3])) for r in rows]
 
-    def rolls(self, game_id: int | None = None) -> list[RollRecord]:
+    def rolls(
+        self, game_id: int | None = None, limit: int | None = None, offset: int = 0
+    ) -> list[RollRecord]:
         """Every roll logged (those taken back too, marked ``undone``), of one
-        game or all, in the order they were played."""
-        where, args = ("WHERE game_id=?", (game_id,)) if game_id is not None else ("", ())
+        game or all, in the order they were played (``limit`` of them from
+        ``offset``)."""
+        where, args = ("WHERE game_id=?", [game_id]) if game_id is not None else ("", [])
+        page = "LIMIT ? OFFSET ?" if limit is not None else ""
         with self._lock:
             rows = self._conn.execute(
-                f"SELECT {_ROLL_COLUMNS} FROM rolls {where} ORDER BY game_id, seq", args
+                f"SELECT {_ROLL_COLUMNS} FROM rolls {where} ORDER BY game_id, seq {page}",
+                [*args, *((limit, offset) if limit is not None else ())],
             ).fetchall()
         return [
             RollRecord(
@@ -1009,6 +1014,13 @@ class Store:
                 args,
             ).fetchall()
         return [DiceTally(r[0] or None, tuple(r[1 : FACES + 1]), *r[FACES + 1 :]) for r in rows]
+
+    def roll_count(self, game_id: int) -> int:
+        """How many rolls a game logged, those taken back too."""
+        with self._lock:
+            return int(
+                self._conn.execute("SELECT COUNT(*) FROM rolls WHERE game_id=?", (game_id,)).fetchone()[0]
+            )
 
     def roll_players(self) -> list[str]:
         """Everyone who has thrown dice at this table, by name."""

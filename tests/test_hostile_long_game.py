@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from hostile_support import PLAYERS, ROOT
 
@@ -61,3 +62,33 @@ def test_a_long_game_keeps_a_bounded_past_and_takes_back_exactly(tmp_path):
     resumed = Table(Store(tmp_path), clock=lambda: 1000.0)
     assert resumed.public_state()["game"]["state"] == before["game"]["state"]
     resumed.store.close()
+
+
+def test_a_long_game_s_history_comes_a_page_at_a_time(tmp_path):
+    import os
+    import random
+    import tempfile
+
+    from hostile_support import Table as Server
+
+    # tmpfs when there is one: 1200 synced writes take seconds on a disk.
+    base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else tmp_path
+    with tempfile.TemporaryDirectory(prefix="tablepi-long-", dir=base) as folder:
+        data = os.path.join(folder, "data")
+        store = Store(data)
+        game = store.create_game("beam_me_up", {"players": [{"name": "Ann", "board": "A"}]}, {})
+        rng = random.Random(7)
+        for seq in range(1, 1201):
+            dice = [rng.randint(1, 6) for _ in range(5)]
+            store.append(game, seq, {"type": "roll", "dice": dice, "at": 1000.0 + seq}, "web")
+        store.end_game(game)
+        store.close()
+        with Server(Path(data)) as table:
+            status, _, first = table.request("GET", f"/stats/game/{game}")
+            assert status == 200 and len(first) < 64 * 1024, len(first)
+            assert (
+                b"page 1 of 12" in first and b'data-roll="100"' in first and b'data-roll="101"' not in first
+            )
+            status, _, last = table.request("GET", f"/stats/game/{game}?page=12")
+            assert status == 200 and b'data-roll="1200"' in last and b'data-roll="1100"' not in last
+            assert table.request("GET", f"/stats/game/{game}?page=13")[0] == 404

@@ -93,3 +93,27 @@ def test_a_failure_repeated_from_one_source_is_logged_once_an_interval(tmp_path,
     assert statuses == {500}
     assert len(caplog.records) == 1 and caplog.records[0].exc_info is not None
     assert len(caplog.text) < 3000
+
+
+def test_a_guest_reads_only_ok_or_not_ok_from_healthz(tmp_path):
+    config = tmp_path / "xdg" / "tablepi" / "config.toml"
+    config.parent.mkdir(parents=True)
+    # A broker nobody answers at: the table plays on without it.
+    config.write_text('[venue]\nbroker = "broker-7.venue.invalid"\nport = 1884\ntable = "table-seven"\n')
+    data = tmp_path / "data"
+    with Table(data, env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")}) as table:
+        status, _, body = table.request("GET", "/healthz", source="127.0.0.2")
+        assert status in (200, 503)
+        for secret in (b"broker-7", b"1884", b"table-seven", str(tmp_path).encode(), b"problems", b"camera"):
+            assert secret not in body, (secret, body)
+        import json
+
+        public = json.loads(body)
+        assert set(public) == {"ok", "store", "details"} and "PIN" in public["details"]
+        # A player with the PIN, and the table's own computer, read it all.
+        for kw in ({"source": "127.0.0.2", "pin": True}, {"source": "127.0.0.1"}):
+            status, _, body = table.request("GET", "/healthz", **kw)
+            assert b"broker-7" in body and b"table-seven" in body, kw
+        # A wrong PIN is a guess, not a way to the details.
+        status, _, body = table.request("GET", "/healthz", source="127.0.0.2", headers={"X-Table-Pin": "x"})
+        assert status == 403 and b"broker-7" not in body

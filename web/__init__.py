@@ -45,7 +45,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     ``config`` overrides Flask settings and the ``DEFAULTS`` above (tests
     shorten ``SSE_HEARTBEAT``, for instance).
     """
-    from web import api, auth, device, errors, events, guard, pages, stats, tvsettings
+    from web import api, auth, device, errors, events, guard, health, pages, stats, tvsettings
 
     app = Flask(__name__)
     app.config.update(DEFAULTS)
@@ -72,6 +72,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
 
     guard.register(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(health.bp)
     app.register_blueprint(auth.bp)
     app.register_blueprint(events.bp)
     app.register_blueprint(device.bp)

@@ -1,8 +1,9 @@
-"""The JSON API: health, state, commands, camera frame.
+"""The JSON API: state, commands, camera frame (health: web.health).
 
 The whole web API at a glance (every error is ``{"error": ..., "rule": ...}``):
 
-    GET  /healthz               service health; 200 when ok, else 503
+    GET  /healthz               service health; 200 when ok, else 503; the details with
+                                the PIN or from the table's own computer (web.health)
     GET  /api/state             the table's public state
     GET  /api/events            live events (Server-Sent Events; see web.events)
     POST /api/commands          a command as JSON; needs the PIN (session or X-Table-Pin).
@@ -40,12 +41,6 @@ from web.commands import Malformed, parse
 from web.errors import error_response
 
 bp = Blueprint("api", __name__)
-
-
-@bp.get("/healthz")
-def healthz():
-    health = get_service().health()
-    return jsonify(health), 200 if health.get("ok") else 503
 
 
 @bp.get("/api/state")
