@@ -101,7 +101,10 @@ def summary(public: dict[str, Any]) -> dict[str, Any]:
     if kind == "beam_me_up":
         need = s.get("counters_to_win")
         for p in s.get("players") or []:
-            players.append({"name": p.get("name"), "score": p.get("in_space")})
+            # "table": a seat the table plays itself (tablepi.table_player).
+            players.append(
+                {"name": p.get("name"), "score": p.get("in_space"), "table": p.get("table") is True}
+            )
         turn = _name((s.get("turn") or {}).get("name"))
         winner = _name((s.get("winner") or {}).get("name"))
         detail = f"roll {s.get('roll', 0)}/{s.get('max_rolls', 3)}" + (f" · {need} to win" if need else "")
@@ -680,7 +683,13 @@ class Board:
         players = []
         for p in (data.get("players") if isinstance(data.get("players"), list) else [])[:MAX_PLAYERS]:
             if isinstance(p, dict):
-                players.append({"name": _clip(p.get("name"), 30) or "?", "score": _number(p.get("score"))})
+                players.append(
+                    {
+                        "name": _clip(p.get("name"), 30) or "?",
+                        "score": _number(p.get("score")),
+                        "table": p.get("table") is True,
+                    }
+                )
         last = data.get("last") if isinstance(data.get("last"), dict) else None
         return {
             "kind": _clip(data.get("kind"), 30),

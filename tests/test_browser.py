@@ -211,6 +211,13 @@ def test_device_button_changes_the_screen(table, browser):
     natural = page.evaluate("document.getElementById('oled').naturalWidth")
     assert natural > 0
     assert page.evaluate("getComputedStyle(document.getElementById('oled')).imageRendering") == "pixelated"
+    # The screen's black frame holds the image, at any width of the page.
+    for width in (1280, 1920):
+        page.set_viewport_size({"width": width, "height": 900})
+        frame = page.locator(".oled-frame").bounding_box()
+        image = page.locator("#oled").bounding_box()
+        assert frame["width"] - image["width"] <= 30, (width, frame, image)
+    page.set_viewport_size({"width": 1280, "height": 900})
     screenshot(page, "device.png")
     assert errors == []
     ctx.close()

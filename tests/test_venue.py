@@ -108,7 +108,7 @@ def test_summary_says_who_plays_what_in_each_game(tmp_path):
     public = table.public_state()
     s = summary(public)
     assert s["title"] == "Beam Me Up" and s["turn"] == public["game"]["state"]["turn"]["name"]
-    assert s["players"][1] == {"name": "Ben", "score": 0}
+    assert s["players"][1] == {"name": "Ben", "score": 0, "table": False}
     table.store.close()
 
 

@@ -104,6 +104,11 @@ def test_the_broker_goes_down_and_comes_back(venue, page):
     page.wait_for_selector('section.table[data-table="t1"][data-seq="0"]')
     broker.kill()
     page.wait_for_selector("#broker.offline")
+    # Every card says the board lost the broker: not that its table went offline.
+    page.wait_for_selector('section.table.unheard[data-table="t1"]')
+    assert card(page, "t1").locator(".t-status").inner_text() == "the board lost the broker"
+    assert card(page, "t2").locator(".t-status").inner_text() == "the board lost the broker"
+    assert "offline" not in card(page, "t1").inner_text().lower()
     wait_for(lambda: t1.api("GET", "/healthz", pin=False)["venue"]["state"] == "offline", what="t1 offline")
     # The table plays on without its broker.
     t1.command({"type": "leader", "player": "Eve"})
@@ -118,6 +123,7 @@ def test_the_broker_goes_down_and_comes_back(venue, page):
         page.wait_for_selector("#broker.online", timeout=20000)
         page.wait_for_selector(f'section.table[data-table="t1"][data-seq="{seq}"]', timeout=20000)
         assert "leader Eve" in card(page, "t1").inner_text()
+        assert card(page, "t1").locator(".t-status").inner_text() == ""
         page.wait_for_selector(
             'section.table[data-table="t3"][data-seq="0"][data-status="online"]', timeout=20000
         )
@@ -131,4 +137,16 @@ def test_the_broker_goes_down_and_comes_back(venue, page):
         screenshot(page, "venue-board-after-outage.png")
     finally:
         t3.stop()
+    assert page.errors == []
+
+
+def test_a_seat_the_table_plays_has_a_table_badge(venue, page):
+    _, tables, _, _ = venue
+    t2 = tables["t2"]
+    players = [{"name": "Ann", "board": "A"}, {"name": "Robo", "board": "B", "table": True}]
+    seq = t2.command({"type": "new_game", "kind": "beam_me_up", "settings": {"players": players}})["seq"]
+    page.wait_for_selector(f'section.table[data-table="t2"][data-seq="{seq}"] .t-players li')
+    seats = card(page, "t2").locator(".t-players li")
+    assert seats.nth(1).locator(".p-table").inner_text().lower() == "table"
+    assert seats.nth(0).locator(".p-table").count() == 0
     assert page.errors == []

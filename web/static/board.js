@@ -49,15 +49,20 @@
     node.title = "mission timer: " + state;
   }
 
+  var linked = true; // whether the board hears the broker
+
   function card(t) {
     var game = t.game || {};
-    var root = el("section", "table " + (t.status || "unknown"));
+    // Without the broker the board hears no table: a card shows what was last
+    // heard and says that the board, not the table, lost the link.
+    var root = el("section", "table " + (linked ? t.status || "unknown" : "unheard"));
     root.dataset.table = t.table;
     root.dataset.seq = game.seq === undefined || game.seq === null ? "" : String(game.seq);
     root.dataset.status = t.status || "unknown";
     var head = el("div", "t-head");
     head.appendChild(el("span", "t-name", t.name || t.table));
-    head.appendChild(el("span", "t-status", t.status === "online" ? "" : t.status || ""));
+    var status = linked ? (t.status === "online" ? "" : t.status || "") : "the board lost the broker";
+    head.appendChild(el("span", "t-status", status));
     var timer = el("span", "t-timer hidden");
     head.appendChild(timer);
     root.appendChild(head);
@@ -79,6 +84,7 @@
       if (p.name === game.turn && !game.finished) li.classList.add("turn");
       if (p.name === game.leader) li.classList.add("leader");
       li.appendChild(el("span", "p-name", p.name));
+      if (p.table) li.appendChild(el("span", "p-table", "table"));
       if (scored) li.appendChild(el("span", "p-score", p.score === null ? "–" : p.score));
       list.appendChild(li);
     });
@@ -113,6 +119,15 @@
   function apply(msg) {
     var now = Date.now() / 1000;
     var moved = false;
+    var heard = msg.link === "online";
+    if (heard !== linked) {
+      linked = heard;
+      tables.forEach(function (entry) {
+        var node = card(entry.data);
+        entry.el.replaceWith(node);
+        entry.el = node;
+      });
+    }
     if (msg.full) {
       var keep = new Set(msg.tables.map(function (t) { return t.table; }));
       tables.forEach(function (entry, id) {
