@@ -61,6 +61,7 @@ from typing import Any
 
 from tablepi.events import Event, EventBus, Subscription
 from tablepi.games import KINDS, RuleError, load_game, new_game, roll_facts, winner_words
+from tablepi.games.names import clean_settings
 from tablepi.games.recorded import NotRemembered
 from tablepi.store import SNAPSHOT_EVERY, Store, StoreError, apply_logged, effective, game_command
 
@@ -352,8 +353,9 @@ class Table:
 
     def _new_game(self, command: dict[str, Any]) -> dict[str, Any]:
         kind = command["kind"]
-        settings = command.get("settings", {})
         game = self._game_for(command)
+        # The names as the game keeps them (normalised), for the history.
+        settings = clean_settings(command.get("settings", {}))
         game_id = self.store.create_game(kind, settings, game.to_dict())
         self._game, self._game_id, self._kind, self._seq, self._last = game, game_id, kind, 0, None
         self._forget_played()

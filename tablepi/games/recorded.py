@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from tablepi.games.errors import RuleError
+from tablepi.games.names import clean_name
 
 
 def clone(data: Any) -> Any:
@@ -20,17 +21,15 @@ def clone(data: Any) -> Any:
 
 
 def player_names(settings: Any) -> list[str]:
-    """The players' names from a game's settings: a list of distinct,
-    non-empty names (compared without case). The player count is each game's
-    own rule."""
+    """The players' names from a game's settings: a list of distinct names
+    (compared without case) in the form the table keeps (see
+    ``tablepi.games.names``). The player count is each game's own rule."""
     if not isinstance(settings, dict):
         raise RuleError("settings", "settings must be an object")
     players = settings.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise RuleError("settings", "players must be a list of names")
-    names = [p.strip() for p in players]
-    if any(not name for name in names):
-        raise RuleError("settings", "every player needs a name")
+    names = [clean_name(p, f"player {seat}") for seat, p in enumerate(players, start=1)]
     if len({name.casefold() for name in names}) != len(names):
         raise RuleError("settings", "player names must be different")
     return names

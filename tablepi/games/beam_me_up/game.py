@@ -14,6 +14,7 @@ from typing import Any
 from tablepi.games.beam_me_up.board import Layout, default_layouts, layout_from_dict
 from tablepi.games.beam_me_up.options import COLUMNS, TABLE, Option, check_dice
 from tablepi.games.errors import RuleError
+from tablepi.games.names import clean_name
 
 _INT_ONLY = {int}
 PHASES = ("advantage", "rolling", "moving", "bonus", "over")
@@ -82,10 +83,8 @@ def _check_settings(settings: Any) -> list[tuple[str, Layout, list[int]]]:
     for seat, player in enumerate(players):
         if not isinstance(player, dict) or set(player) - {"name", "board", "layout", "counters", "table"}:
             raise RuleError("settings", f"player {seat + 1}: give a name and a board (A-D) or a layout")
-        name = player.get("name")
-        if not isinstance(name, str) or not name.strip() or len(name) > 40:
-            raise RuleError("settings", f"player {seat + 1}: a name is 1..40 characters")
-        if name in (n for n, _, _ in seats):
+        name = clean_name(player.get("name"), f"player {seat + 1}")
+        if name.casefold() in (n.casefold() for n, _, _ in seats):
             raise RuleError("settings", f"two players are called {name!r}; names must differ")
         if type(player.get("table", False)) is not bool:
             raise RuleError("settings", f"{name}: table (played by the table) must be true or false")
