@@ -40,6 +40,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from tablepi.games.names import NAME_CHARS
+
 log = logging.getLogger(__name__)
 
 PREFIX = "tablepi"
@@ -685,7 +687,7 @@ class Board:
             if isinstance(p, dict):
                 players.append(
                     {
-                        "name": _clip(p.get("name"), 30) or "?",
+                        "name": _clip(p.get("name"), NAME_CHARS) or "?",
                         "score": _number(p.get("score")),
                         "table": p.get("table") is True,
                     }
@@ -696,8 +698,8 @@ class Board:
             "title": _clip(data.get("title"), 40),
             "finished": bool(data.get("finished")),
             "players": players,
-            "turn": _clip(data.get("turn"), 30),
-            "leader": _clip(data.get("leader"), 30),
+            "turn": _clip(data.get("turn"), NAME_CHARS),
+            "leader": _clip(data.get("leader"), NAME_CHARS),
             "winner": _clip(data.get("winner"), 60),
             "detail": _clip(data.get("detail"), 60),
             "seq": _number(data.get("seq")),

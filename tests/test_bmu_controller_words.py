@@ -114,3 +114,26 @@ def test_a_keep_is_worded_the_same_on_the_phone_the_tv_and_the_oled() -> None:
     assert keep_words({"keep": [5, 5, 5], "stop": False}) == "Keep 5 5 5"
     assert keep_words({"keep": [], "stop": False}) == "Roll all again"
     assert keep_words({"keep": [2, 3, 4, 5, 6], "stop": True}) == "Play this roll"
+
+
+def test_a_name_of_the_game_s_longest_fits_every_oled_screen_of_a_turn(tmp_path: Path) -> None:
+    from tablepi.games.names import NAME_CHARS
+
+    long = "W" * NAME_CHARS
+    table = Table(Store(tmp_path))
+    display = TableDisplay()
+    controller = BeamMeUpController(table, display, None, lambda: 100.0, roll=lambda: None)
+    settings = {"players": [{"name": long}, {"name": "Ann"}], "advantage": False}
+    screens = set()
+    for command in (None, {"type": "roll", "dice": [4, 4, 1, 2, 6]}):
+        state = table.start_game("beam_me_up", settings) if command is None else table.submit(command)
+        controller.on_state(state)
+        for action in (None, "confirm"):
+            if action:
+                controller.on_button(action)
+            screens.add(display.screen)
+            assert display.drawn_boxes
+            assert all(
+                0 <= x0 and 0 <= y0 and x1 <= 128 and y1 <= 64 for x0, y0, x1, y1 in display.drawn_boxes
+            )
+    assert screens >= {"dice", "options"}

@@ -574,3 +574,38 @@ def test_tv_catches_up_after_the_table_restarts(browser, tmp_path):
         ctx.close()
     finally:
         own.stop()
+
+
+LONG_NAME = "Maximilianausderwaldhuettenbergstrasse40"  # 40 characters, no space: the game's limit
+
+
+def test_long_names_wrap_or_shorten_and_the_setup_field_keeps_the_game_s_limit(table, browser, tv):
+    assert len(LONG_NAME) == 40
+    bmu_game(table, names=(LONG_NAME, "Ann"))
+    phone = new_phone(browser)
+    phone.goto(table.base + "/")
+    tv.goto(table.base + "/tv")
+    for page, width in ((phone, PHONE["width"]), (tv, TV["width"])):
+        page.wait_for_selector(f".board-card[data-player='{LONG_NAME}']")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        head = page.locator(f".board-card[data-player='{LONG_NAME}'] .board-head")
+        # The counts stay whole; the name gives way, and its title holds it whole.
+        counts = head.locator(".in-space")
+        assert counts.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+        assert (
+            counts.bounding_box()["x"] + counts.bounding_box()["width"]
+            <= head.bounding_box()["x"] + head.bounding_box()["width"] + 1
+        )
+        assert head.locator(".name").get_attribute("title") == LONG_NAME
+    screenshot(phone, "phone-long-name.png", full_page=True)
+
+    # /setup: a pasted name longer than the game allows is kept as typed and said to be too long.
+    phone.goto(table.base + "/setup")
+    sign_in(phone, table.pin)
+    phone.fill("#players input[data-i='0']", "Q" * 200)
+    assert len(phone.input_value("#players input[data-i='0']")) == 200
+    assert phone.inner_text("#name-too-long") == "A name is at most 40 characters; this one has 200."
+    phone.fill("#players input[data-i='0']", LONG_NAME)
+    assert phone.locator("#name-too-long").is_hidden()
+    assert phone.errors == [] and tv.errors == []
+    phone.context.close()

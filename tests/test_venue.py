@@ -23,6 +23,7 @@ from hardware import screens
 from hardware.display import TableDisplay
 from tablepi.bench.venue import free_port
 from tablepi.config import ConfigError, from_dict
+from tablepi.games.names import NAME_CHARS
 from tablepi.service import Service
 from tablepi.store import Store
 from tablepi.table import Table
@@ -332,7 +333,7 @@ def test_the_board_keeps_the_latest_of_each_table_and_refuses_nonsense():
     assert board.handle("tablepi/t1/game", json.dumps(game).encode())
     card = board.snapshot()["tables"][0]
     assert card["game"]["title"] == "<script>alert(1)</script>"[:40]  # shown as text by the page
-    assert len(card["game"]["players"][0]["name"]) == 30
+    assert len(card["game"]["players"][0]["name"]) == NAME_CHARS  # the game's own limit
     # A late copy of an older state does not undo a newer one.
     assert board.handle("tablepi/t1/game", json.dumps({**game, "seq": 2, "sent": 999.0}).encode())
     assert board.snapshot()["tables"][0]["game"]["seq"] == 3
@@ -406,3 +407,16 @@ def test_the_board_command_explains_a_wrong_broker(capsys):
     assert "no mqtt://" in capsys.readouterr().err
     assert main(["venue", "--broker", "venue.lan", "--ca-file", "/nonexistent.pem", "--tls"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_the_venue_board_keeps_a_name_of_the_game_s_longest_whole() -> None:
+    import json
+
+    from tablepi.venue import Board
+
+    long = "W" * NAME_CHARS
+    board = Board()
+    game = {"kind": "beam_me_up", "players": [{"name": long, "score": 0}], "turn": long, "leader": long}
+    assert board.handle("tablepi/t1/game", json.dumps(game).encode())
+    shown = board.snapshot()["tables"][0]["game"]
+    assert shown["players"][0]["name"] == shown["turn"] == shown["leader"] == long

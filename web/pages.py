@@ -18,6 +18,7 @@ import segno
 from flask import Blueprint, abort, current_app, render_template, request
 from markupsafe import Markup
 
+from tablepi.games.names import NAME_CHARS
 from tablepi.words import action_words, command_words, keep_words, plain
 from web import tvsettings
 
@@ -337,4 +338,5 @@ def setup() -> str:
         layouts=beam_layouts(),
         kinds=KIND_NAMES,
         tv=tvsettings.load(getattr(_service(), "data_dir", None)),
+        name_chars=NAME_CHARS,
     )

@@ -48,7 +48,7 @@
     var bmu = k === "beam_me_up";
     $("players").innerHTML = players.map(function (p, i) {
       return "<li>" +
-        '<input type="text" maxlength="30" placeholder="Player ' + (i + 1) + '" value="' + esc(p.name) + '" data-i="' + i + '" aria-label="name of player ' + (i + 1) + '">' +
+        '<input type="text" placeholder="Player ' + (i + 1) + '" value="' + esc(p.name) + '" data-i="' + i + '" aria-label="name of player ' + (i + 1) + '">' +
         (bmu ? '<select data-board="' + i + '" aria-label="board of player ' + (i + 1) + '">' + boardOptions(p.board) + "</select>" +
           '<label class="seat-kind" title="played by the table"><input type="checkbox" data-table="' + i + '"' +
           (p.table ? " checked" : "") + ' aria-label="player ' + (i + 1) + ' played by the table"> table</label>' : "") +
@@ -63,9 +63,23 @@
     // The board layout editor is for Beam Me Up boards only.
     $("layout-editor").classList.toggle("hidden", k !== "beam_me_up");
   }
+  // The game's own limit on a name, said as soon as a name passes it (a
+  // paste is never cut short in silence; the table refuses it too).
+  var NAME_CHARS = parseInt($("players").getAttribute("data-name-chars"), 10) || 40;
+  function checkNames() {
+    var long = players.filter(function (p) { return p.name.trim().length > NAME_CHARS; });
+    var note = $("name-too-long");
+    note.textContent = long.length ? "A name is at most " + NAME_CHARS + " characters; this one has " +
+      long[0].name.trim().length + "." : "";
+    note.classList.toggle("hidden", !long.length);
+    $("players").querySelectorAll("input[type=text]").forEach(function (input) {
+      input.setAttribute("aria-invalid", input.value.trim().length > NAME_CHARS ? "true" : "false");
+    });
+  }
   $("players").addEventListener("input", function (ev) {
     var i = ev.target.getAttribute("data-i");
     if (i !== null) players[+i].name = ev.target.value;
+    checkNames();
   });
   $("players").addEventListener("change", function (ev) {
     var i = ev.target.getAttribute("data-board");
