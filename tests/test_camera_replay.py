@@ -21,6 +21,8 @@ from vision.datasets import load_labels
 from vision.settle import READING, Settler
 
 FPS = 15.0
+# Every test photo of every dataset, read three times: minutes on a busy machine.
+pytestmark = pytest.mark.timeout(900)
 HOLD = 12  # frames per photo: 0.8 s, time to settle and read three frames
 DATASETS = ("byler-d6", "rune55-d6", "matteop65-d6", "reinvent-d6")
 
