@@ -123,8 +123,11 @@ def test_finding_3_slowloris_from_one_address_leaves_the_table_answering(table):
     assert open_ones == 0
 
 
-def _stream(table: Table, source: str, path: str = "/api/events") -> tuple[socket.socket, bytes]:
-    sock = _raw(table, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode(), source=source)
+def _stream(
+    table: Table, source: str, path: str = "/api/events", cookie: str = ""
+) -> tuple[socket.socket, bytes]:
+    extra = f"Cookie: {cookie}\r\n" if cookie else ""
+    sock = _raw(table, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode(), source=source)
     data = b""
     sock.settimeout(5)
     deadline = time.monotonic() + 5
@@ -214,3 +217,56 @@ def test_finding_5_pages_survive_bad_text_kept_from_before(tmp_path):
             assert status == 200, path
         status, state = table.json("GET", "/api/state")
         assert status == 200 and json.dumps(state)
+
+
+def test_idle_kept_alive_connections_cannot_fill_the_server(table):
+    # Nine addresses, each up to its own limit of connections, each sending
+    # one request and then holding the connection open, idle.
+    held: list[socket.socket] = []
+    for n in range(1, 10):
+        for _ in range(24):
+            try:
+                sock = _raw(table, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", source=f"127.0.5.{n}")
+            except OSError:
+                continue
+            held.append(sock)
+    answered = sum(1 for s in held if _answer(s, 2.0).startswith(b"HTTP/1.1 200"))
+    assert answered >= 150, answered  # the connections were really taken
+    t0 = time.monotonic()
+    status, _, _ = table.request("GET", "/healthz", timeout=5)
+    assert status == 200 and time.monotonic() - t0 < 3.0, time.monotonic() - t0
+    # Idle, they are all closed within seconds, not the minute before.
+    time.sleep(6.5)
+    still_open = 0
+    for s in held:
+        s.settimeout(0.05)
+        try:
+            while s.recv(65536):  # an answer that came late, then the close
+                pass
+        except TimeoutError:
+            still_open += 1
+        except OSError:
+            pass
+        finally:
+            s.close()
+    assert still_open == 0, still_open
+
+
+def test_the_tv_s_stream_slot_belongs_to_the_tv_not_to_a_query_string(table):
+    # The TV's browser signed in once with the PIN.
+    status, headers, _ = table.request("POST", "/api/login", {"pin": table.pin}, source="127.0.6.1")
+    assert status == 200
+    tv_cookie = headers["set-cookie"].split(";", 1)[0]
+    held = []
+    # Ten guests ask for six streams each "as the TV".
+    for i in range(10):
+        for _ in range(6):
+            held.append(_stream(table, f"127.0.7.{i + 1}", "/api/events?view=tv")[0])
+    sock, data = _stream(table, "127.0.7.99", "/api/events?view=tv")
+    held.append(sock)
+    assert b"too many live viewers" in data  # the guests did not get the TV's slot
+    sock, data = _stream(table, "127.0.6.1", "/api/events?view=tv", cookie=tv_cookie)
+    held.append(sock)
+    assert b"event: state" in data and b"too many" not in data
+    for s in held:
+        s.close()

@@ -422,7 +422,8 @@ def _too_many(retry: float) -> Response:
     )
 
 
-def _signed_in() -> bool:
+def signed_in() -> bool:
+    """Whether this request carries a session signed in with the table's PIN."""
     tag = session.get("pin")
     if not (isinstance(tag, str) and hmac.compare_digest(tag, _pin_tag(_pin()))):
         return False
@@ -474,7 +475,7 @@ def check_pin() -> Response | None:
     (403 without a valid session or PIN, 429 after too many wrong PINs)."""
     header = request.headers.get(PIN_HEADER)
     if header is None:
-        if _signed_in():
+        if signed_in():
             return None
         return error_response(403, "sign in with the table's PIN first", rule="pin")
     return _check(header.strip())
@@ -522,4 +523,4 @@ def logout():
 
 @bp.get("/api/session")
 def session_info():
-    return jsonify({"signed_in": _signed_in()})
+    return jsonify({"signed_in": signed_in()})

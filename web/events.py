@@ -22,6 +22,8 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from web import get_service
+from web.auth import signed_in
+from web.health import own_computer
 
 bp = Blueprint("events", __name__)
 
@@ -234,9 +236,10 @@ def events():
     service = get_service()
     count: StreamCount = current_app.extensions["tablepi.streams"]
     client = request.remote_addr or "unknown"
-    # The TV's page asks for its stream as the TV; it may use the slots kept
-    # for it (each client still gets no more than its own share).
-    tv = request.args.get("view") == "tv"
+    # The slots kept for the TV go to the TV's page in a browser signed in
+    # with the PIN, or on the table's own computer: a guest can ask for the
+    # TV's view, but not take its slot (each client still gets its own share).
+    tv = request.args.get("view") == "tv" and (own_computer() or signed_in())
     refused = count.enter(
         int(config["SSE_MAX_STREAMS"]),
         client,

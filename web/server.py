@@ -33,6 +33,12 @@ PER_CLIENT_CONNECTIONS = 24
 # its first byte, and a new connection must start one within it: a client
 # trickling bytes to keep connections open is cut off.
 REQUEST_SECONDS = 10.0
+# A kept-alive connection with no request in flight is closed after this many
+# seconds, and after IDLE_SECONDS_CROWDED once half the connections are open:
+# a browser opens a new one at once, while a client holding idle ones to
+# fill the server's connections must keep sending requests.
+IDLE_SECONDS = 5.0
+IDLE_SECONDS_CROWDED = 1.0
 # The server's own limits, applied before anything is read into memory or
 # spooled to disk (the app's limit would apply only after the body was read).
 MAX_HEADER_BYTES = 16 * 1024
@@ -101,7 +107,8 @@ class TableServer:
 def _guarded_channel(base: type, per_client: int | None, request_seconds: float) -> tuple[type, Any]:
     """Waitress's channel, with a cap on connections per client address and
     a clock on each request's arrival (see ``REQUEST_SECONDS``), and the
-    server's maintenance step that enforces the clock."""
+    server's maintenance step that enforces the clock and closes idle
+    kept-alive connections (see ``IDLE_SECONDS``)."""
 
     class GuardedChannel(base):  # type: ignore[misc, valid-type]
         def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
@@ -130,9 +137,15 @@ def _guarded_channel(base: type, per_client: int | None, request_seconds: float)
     def maintenance(server: Any, now: float) -> None:
         base_maintenance(server, now)
         cutoff = time.monotonic() - request_seconds
-        for channel in list(server.active_channels.values()):
+        channels = list(server.active_channels.values())
+        crowded = len(channels) >= server.adj.connection_limit // 2
+        idle_cutoff = now - (IDLE_SECONDS_CROWDED if crowded else IDLE_SECONDS)  # waitress's clock
+        for channel in channels:
             since = getattr(channel, "reading_since", None)
-            if since is not None and since < cutoff and not channel.requests:
+            if channel.requests or channel.total_outbufs_len:
+                continue  # a request running (an event stream too) or an answer being sent
+            trickling = since is not None and since < cutoff
+            if trickling or (since is None and channel.last_activity < idle_cutoff):
                 # Waitress closes it when it next looks at it; closing it here,
                 # while the loop gathers sockets to poll, would break the loop.
                 channel.will_close = True
