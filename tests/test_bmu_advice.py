@@ -160,3 +160,32 @@ def test_bench_advise_runs(capsys):
     assert main(["bench", "advise"]) == 0
     out = capsys.readouterr()[0]
     assert out.count("median") == 3 and "p99" in out
+
+
+def reasons_for(own: dict, dice: list[int], left: int, count: int = 3) -> list[str]:
+    from tablepi.games.beam_me_up.advice import reasons
+
+    advisor = Advisor(position(own))
+    return reasons(advisor.advise(dice, left), advisor, count)
+
+
+def test_each_hint_says_why_in_a_few_words():
+    # One short of winning: play it, and say what it is worth against a re-roll.
+    assert reasons_for(NEAR_WIN, [5, 5, 5, 5, 2], 2)[0] == "four 5s wins the game now"
+    # Three of the winning value: kept for the fourth.
+    assert reasons_for(NEAR_WIN, [5, 5, 5, 2, 3], 2)[0] == "aims at four 5s, to win this turn"
+    # A big straight on a fresh board, one roll left: a player plays it; the
+    # advice keeps 2 3 4 5 and says why. Whatever the fifth die shows, the
+    # roll is a big straight again (1 or 6) or a small straight with a pair,
+    # which moves a second counter off its start row: never worth less.
+    said = reasons_for({}, [2, 3, 4, 5, 6], 1, count=32)
+    assert said[0] == "aims at a small straight with a pair: 5.0 on average against 4.0 now, never less"
+    assert "a big straight now: 4.0; a re-roll averages 5.0 at best" in said
+    # A roll with no option: a keep is worth something against nothing now.
+    said = reasons_for({}, [1, 2, 4, 5, 6], 1)
+    assert all(words.endswith("against nothing now") for words in said)
+    # With the straight column at the top a straight is worth nothing: the roll is not played.
+    said = reasons_for({"straight": 7}, [1, 2, 3, 4, 6], 0)
+    assert said == ["nothing in this roll is worth playing"]
+    for words in (*reasons_for({}, [2, 3, 4, 5, 6], 2), *reasons_for({}, [1, 1, 2, 3, 4], 2)):
+        assert 20 < len(words) <= 80 and "a two pairs" not in words, words

@@ -13,6 +13,8 @@ import urllib.request
 import pytest
 from browser_support import PHONE, page_errors, sign_in
 
+from tablepi.games.beam_me_up.advice import hint
+
 pytestmark = pytest.mark.browser
 
 
@@ -363,6 +365,11 @@ def test_hints_are_off_until_a_phone_turns_them_on_for_a_player(table, phone):
     best = json.loads(first.get_attribute("data-keep"))
     assert first.inner_text().startswith(f"Keep {' '.join(map(str, best))}" if best else "Roll all again")
     assert "pair" in items.nth(0).inner_text() and "%" in items.nth(0).inner_text()
+    # Each hint says why, in a few words: what the keep aims at, against playing now.
+    expected = hint(table.state()["game"]["state"])["keeps"]
+    for n, keep in enumerate(expected):
+        assert items.nth(n).locator(".hint-why").inner_text() == f"Why: {keep['why']}."
+    assert expected[0]["why"].startswith("aims at ")
     # The best keep's dice are marked in the roll, each value as often as kept.
     marked = phone.locator("#roll-dice .die.hint-keep").evaluate_all("els => els.map(e => +e.dataset.value)")
     assert sorted(marked) == sorted(best)
@@ -411,6 +418,7 @@ def test_the_tv_shows_the_odds_when_setup_says_so(table, browser, phone):
     tv.wait_for_selector("#tv-odds")
     text = tv.inner_text("#tv-odds")
     assert text.startswith("Best: ") and "pair 100%" in text, text
+    assert tv.inner_text("#tv-odds-why") == hint(table.state()["game"]["state"], count=1)["keeps"][0]["why"]
     assert table.api("GET", "/api/tv-settings") == {"odds": True}
     phone.reload()
     assert phone.locator("#tv-odds").is_checked()  # kept by the table, not the phone

@@ -316,6 +316,37 @@ class Advisor:
             self._levels.append(np.where(stop[:, None], final, best))
         return self._levels[left - 1]
 
+    def best_option(self, roll: Roll) -> Option | None:
+        """The option of a sorted roll worth most to play (None: none is worth playing)."""
+        best, best_value = None, 0.0
+        for option in TABLE[roll]:
+            value = self.option_value(option)
+            if value > best_value + TIE:
+                best, best_value = option, value
+        return best
+
+    def aim(self, keep: Roll, rolls_left: int) -> str:
+        """What keeping ``keep`` plays for, in a few words ("a small straight
+        with a pair"): the option kind that brings most of the keep's value,
+        judged by the best option of each roll the next throw can give,
+        weighted by its chance and by what that roll is worth with the rolls
+        left after it."""
+        chances = _CHANCES[_KEEP_INDEX[keep]]
+        worth = self._roll_values(max(0, rolls_left - 1))[:, 0]
+        brought: dict[str, float] = {}
+        for i in np.nonzero(chances)[0]:
+            option = self.best_option(SORTED_ROLLS[i])
+            if option is not None:
+                goal = goal_words(option)
+                brought[goal] = brought.get(goal, 0.0) + float(chances[i] * worth[i])
+        return max(brought, key=brought.__getitem__) if brought else "any option"
+
+    def floor(self, keep: Roll, rolls_left: int) -> float:
+        """The least a keep can end up worth, whatever the next throw shows."""
+        chances = _CHANCES[_KEEP_INDEX[keep]]
+        worth = self._roll_values(max(0, rolls_left - 1))[:, 0]
+        return float(worth[chances > 0].min())
+
     def advise(self, dice: Roll | list[int], rolls_left: int) -> Advice:
         """Every distinct keep of the roll, best first (ties: stopping, then
         more dice kept), and the best play if the player stops now."""
@@ -333,6 +364,56 @@ class Advisor:
             ]
         keeps.sort(key=lambda k: (-round(k.value / TIE), not k.stop, -len(k.keep)))
         return Advice(roll, rolls_left, tuple(keeps), play, play_value)
+
+
+def goal_words(option: Option) -> str:
+    """An option as a goal, in a few words: "a triplet of 5s", "a small straight with a pair"."""
+    name = option.name
+    column = option.parts[0][0]
+    if name in ("pair", "triplet"):
+        return f"a {name} of {column}s"
+    if name in ("four of a kind", "five of a kind"):
+        return f"{name.split()[0]} {column}s"
+    if name == "small straight" and len(option.parts) == 2:
+        return "a small straight with a pair"
+    return name if name == "two pairs" else f"a {name}"
+
+
+def reasons(advice: Advice, advisor: Advisor, count: int = 3) -> list[str]:
+    """Why each of the first ``count`` keeps of ``advice`` ranks where it does,
+    in a few words: what a keep aims at and what it is worth on average
+    against playing the roll now (and "never less" when no throw can make it
+    worth less), or what playing now is worth against the best re-roll.
+    Values are the advice's, in squares' worth."""
+    now = advice.play_value
+    best_keep = next((k for k in advice.keeps if not k.stop), None)
+    said = []
+    for k in advice.keeps[:count]:
+        if k.stop:
+            option = advisor.best_option(advice.dice)
+            if option is None:
+                said.append("nothing in this roll is worth playing")
+            elif now >= WIN_VALUE:
+                said.append(f"{goal_words(option)} wins the game now")
+            elif best_keep is None:
+                said.append(f"{goal_words(option)} now: {now:.1f}")
+            elif best_keep.win >= 0.005:
+                said.append(f"{goal_words(option)} now: {now:.1f}; a re-roll may win this turn")
+            else:
+                said.append(
+                    f"{goal_words(option)} now: {now:.1f}; a re-roll averages {best_keep.value:.1f} at best"
+                )
+            continue
+        aim = advisor.aim(k.keep, advice.rolls_left)
+        if k.win >= 0.005:
+            said.append(f"aims at {aim}, to win this turn")
+            continue
+        against = f"{now:.1f} now" if now > 0 else "nothing now"
+        words = f"aims at {aim}: {k.value:.1f} on average against {against}"
+        if now > 0 and advisor.floor(k.keep, advice.rolls_left) >= now - TIE:
+            words += ", never less"
+        said.append(words)
+    return said
 
 
 def _cell_values(layout: Layout) -> list[list[float]]:
@@ -372,9 +453,10 @@ HINT_KINDS = ("pair", "two-pairs", "triplet", "full-house", "four", "five", "sma
 
 def hint(state: dict[str, Any], count: int = 3) -> dict[str, Any] | None:
     """For the player to move in a game's public state, the best ``count`` keeps
-    of the roll on the table, each with its value, its chance to win this turn
-    and the chance of each option kind when it is played; None when there is
-    no roll to advise on (no dice yet, or no rolls left)."""
+    of the roll on the table, each with its value, its chance to win this turn,
+    the chance of each option kind when it is played and why it ranks there
+    (``reasons``); None when there is no roll to advise on (no dice yet, or
+    no rolls left)."""
     from tablepi.games.beam_me_up.odds import probability, reaches
 
     if state.get("phase") != "rolling" or not state.get("dice") or state.get("winner"):
@@ -383,15 +465,23 @@ def hint(state: dict[str, Any], count: int = 3) -> dict[str, Any] | None:
     if left <= 0:
         return None
     dice = list(state["dice"])
-    advice = Advisor(Position.from_public(state)).advise(dice, left)
+    advisor = Advisor(Position.from_public(state))
+    advice = advisor.advise(dice, left)
     keeps = []
-    for k in advice.keeps[:count]:
+    for k, why in zip(advice.keeps[:count], reasons(advice, advisor, count), strict=True):
         if k.stop:
             chances = {kind: float(reaches(dice, kind)) for kind in HINT_KINDS}
         else:
             chances = {kind: float(probability(dice, left, kind, keep=k.keep)) for kind in HINT_KINDS}
         keeps.append(
-            {"keep": list(k.keep), "stop": k.stop, "value": k.value, "win": k.win, "chances": chances}
+            {
+                "keep": list(k.keep),
+                "stop": k.stop,
+                "value": k.value,
+                "win": k.win,
+                "chances": chances,
+                "why": why,
+            }
         )
     return {"player": state["turn"]["name"], "rolls_left": left, "keeps": keeps}
 
