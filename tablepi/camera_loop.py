@@ -34,6 +34,7 @@ class CameraLoop:
         on_rolling: Callable[[], None],
         on_settled: Callable[[Any, list, bool], None],
         reader: Callable[[Any], list] | None = None,
+        rest_reader: Callable[[list], list] | None = None,
     ) -> None:
         import vision
         from vision.settle import Settler
@@ -44,7 +45,9 @@ class CameraLoop:
         self._on_frame = on_frame
         self._on_rolling = on_rolling
         self._on_settled = on_settled
-        self._settler = Settler(still_seconds=still_seconds, reader=reader or vision.read_dice)
+        self._settler = Settler(
+            still_seconds=still_seconds, reader=reader or vision.read_dice, rest_reader=rest_reader
+        )
         self._changed = threading.Event()
         self._rolled = False
         self.settling_frames = 0  # frames the settle detector has seen since its reset

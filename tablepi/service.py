@@ -176,6 +176,7 @@ class Service:
         self._camera_wanted = camera
         self._camera: Any = None
         self._loop: Any = None  # the CameraLoop, once the camera is open
+        self._rest_reader: Any = None  # reads each settled roll, learning the camera's die sizes
         self._heartbeat = time.monotonic()
         self._hardware: Any = None
         self.controller: Any = None
@@ -679,10 +680,16 @@ class Service:
             return
         try:
             from tablepi.camera_loop import CameraLoop
+            from tablepi.camera_sizes import learning_reader, sizes_file
+            from tablepi.controllers.beam_me_up import DICE
             from vision.regions import Regions
 
             cam_cfg = self.config.camera
             regions = Regions.from_values(cam_cfg.tray, cam_cfg.keep)
+            kind = getattr(self._camera, "kind", None) or "camera"
+            width, height = int(getattr(cam_cfg, "width", 640)), int(getattr(cam_cfg, "height", 480))
+            # Every die is in sight of the camera, the ones set aside too: the table expects all of them.
+            self._rest_reader = learning_reader(sizes_file(self.data_dir, kind, width, height), DICE)
             loop = CameraLoop(
                 self._camera,
                 still_seconds=self.config.beam_me_up.still_seconds,
@@ -691,6 +698,7 @@ class Service:
                 on_frame=self._on_frame,
                 on_rolling=lambda: self.table.publish("rolling", {}),
                 on_settled=lambda frame, dice, rolled: self._on_reading(frame, dice, regions, rolled),
+                rest_reader=self._rest_reader,
             )
         except Exception as exc:
             self._camera_state = "absent"
@@ -785,6 +793,10 @@ class Service:
             # Which source "auto" chose, and why: the first thing to ask of a table that reads no dice.
             health["source"] = getattr(camera, "kind", None)
             health["why"] = getattr(camera, "why", None)
+        learned = getattr(self._rest_reader, "reader", None)
+        if learned is not None:
+            sizes = learned.calibration.sizes
+            health["die_sizes"] = None if sizes is None else sizes.to_dict()
         return health
 
     def health(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ into a roll and the buttons pick options and parts on the OLED."""
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from pathlib import Path
@@ -228,6 +229,11 @@ def test_service_rolls_the_synthetic_camera_and_plays_the_reading(tmp_path: Path
         assert view["roll"] == 3
         with pytest.raises(ValueError):
             service.set_kept([7])
+        # The table learned its camera's die sizes from its own sure readings, and kept them.
+        sizes = service.health()["camera"]["die_sizes"]
+        assert sizes is not None and sizes["dice"] >= 8 and (sizes["width"], sizes["height"]) == (640, 480)
+        kept_file = tmp_path / "dice-sizes-synthetic-640x480.json"
+        assert len(json.loads(kept_file.read_text())["points"]) >= 8
     finally:
         service.close()
 

@@ -138,6 +138,26 @@ class Calibration:
         self.points.extend((*d.center, d.side) for d in sure)
         self.sizes = fit(list(self.points), w, h)
 
+    def to_dict(self) -> dict:
+        """What a table keeps of its camera between runs: the frame size and the dice learned from."""
+        return {"shape": list(self.shape or ()), "points": [[round(v, 1) for v in p] for p in self.points]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Calibration:
+        """A calibration as kept; ValueError if ``data`` is not one."""
+        try:
+            shape = tuple(int(v) for v in data["shape"])
+            points = [(float(x), float(y), float(s)) for x, y, s in data["points"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a calibration: {exc}") from exc
+        if len(shape) != 2 or min(shape, default=0) <= 0 or any(s <= 0 for *_, s in points):
+            raise ValueError("not a calibration: a frame size and positive die sides are needed")
+        cal = cls()
+        cal.shape = (shape[0], shape[1])
+        cal.points.extend(points)
+        cal.sizes = fit(list(cal.points), shape[1], shape[0])
+        return cal
+
     def forget(self) -> None:
         """Start again: the camera moved or the frames changed size."""
         self.points.clear()

@@ -42,6 +42,8 @@ class Settler:
     ``reader`` reads a still frame; the default is the whole reader
     (:func:`vision.read_dice`), whose quality checks report a cocked, hidden or
     blurred die with low confidence so the table asks for a re-roll.
+    ``rest_reader``, when given, reads the still frames of a rest instead
+    (say, :meth:`vision.table_reader.TableReader.read_still`).
     ``threshold`` is the share of pixels (0..1) of the small grey frame whose
     brightness changed by more than ``pixel_delta`` grey levels between two
     frames; above it the scene is moving.
@@ -56,6 +58,7 @@ class Settler:
         reader: Callable[[np.ndarray], list[Die]] = read_dice,
         frames: int = 3,
         views: Sequence[str] = VIEWS,
+        rest_reader: Callable[[list[np.ndarray]], list[Die]] | None = None,
     ) -> None:
         if still_seconds < 0:
             raise ValueError("still_seconds must not be negative")
@@ -71,6 +74,8 @@ class Settler:
         self.pixel_delta = pixel_delta
         self.width = width
         self._reader = reader
+        # The still frames of a rest read at once (a table that learns its camera, vision.table_reader).
+        self._rest_reader = rest_reader or (lambda still: read_views(self._reader, still, self.views))
         self._previous: np.ndarray | None = None
         self._still_since: float | None = None
         self._read_this_rest = False
@@ -123,7 +128,7 @@ class Settler:
             if len(self._still) >= self.frames:
                 self._read_this_rest = True
                 still, self._still = self._still, []
-                return SettleEvent(READING, t, read_views(self._reader, still, self.views))
+                return SettleEvent(READING, t, self._rest_reader(still))
         return None
 
     def _small(self, frame: np.ndarray) -> np.ndarray:

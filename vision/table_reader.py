@@ -60,28 +60,33 @@ class TableReader:
         self.views = VIEWS[:views]
 
     def read(self, frame: np.ndarray, expect: int | None = None) -> list[Die]:
-        """The dice of one settled roll; ``expect``: how many the table knows were thrown."""
+        """The dice of a photo read as one settled roll; ``expect``: how many the table knows were thrown."""
+        return self.read_still([frame] * len(self.views), expect)
+
+    def read_still(self, frames: list[np.ndarray], expect: int | None = None) -> list[Die]:
+        """The dice of one settled roll from its still frames, each read in the next view."""
         sizes = self.calibration.sizes
-        dice = self._read(frame, sizes)
+        dice = self._read(frames, sizes)
         if sizes is not None:
             sure = _sure(dice)
             if sure == 0 or (expect is not None and sure < expect):
-                plain = self._read(frame, None)
+                plain = self._read(frames, None)
                 if _sure(plain) > sure:
                     dice = plain
-        self.calibration.learn(dice, frame.shape)
+        self.calibration.learn(dice, frames[0].shape)
         return dice
 
-    def _read(self, frame: np.ndarray, sizes: DieSizes | None) -> list[Die]:
+    def _read(self, frames: list[np.ndarray], sizes: DieSizes | None) -> list[Die]:
         readings = []
-        for view in self.views:
+        for i, frame in enumerate(frames):
+            view = self.views[i % len(self.views)]
 
-            def reader(image: np.ndarray, view: str = view) -> list[Die]:
-                viewed = None if sizes is None else ViewedSizes(sizes, view, frame.shape)
+            def reader(image: np.ndarray, view: str = view, shape: tuple = frame.shape) -> list[Die]:
+                viewed = None if sizes is None else ViewedSizes(sizes, view, shape)
                 return read_dice(image, self.models, viewed)
 
             readings.append(read_in_view(reader, frame, view))
-        return readings[0] if self.views == (AS_IS,) else combine(readings)
+        return readings[0] if len(readings) == 1 and self.views[0] == AS_IS else combine(readings)
 
 
 def _sure(dice: list[Die]) -> int:
