@@ -101,6 +101,13 @@ def test_a_refused_reading_stays_in_sight_and_is_fixed_from_a_phone(table):
         # /device lists the dice it saw, with the reason, over the frame with their boxes.
         device.wait_for_function("document.querySelectorAll('#reading .read-die').length === 3")
         assert "5" in device.inner_text("#reading")
+        # A /device opened afterwards shows it at once, from the table's state.
+        late_device = browser.new_page(viewport={"width": 1280, "height": 900})
+        late_device.route("**/api/events*", lambda route: route.abort())  # no live reading: the state alone
+        late_device.goto(table.base + "/device")
+        late_device.wait_for_function("document.querySelectorAll('#reading .read-die').length === 3")
+        assert "Read 3 dice, need 5." in late_device.inner_text("#reading")
+        late_device.close()
 
         # One tap: the roll editor holds the dice the camera saw; the player adds the two it missed.
         phone.click("#refused-reading button[data-open-roll='seen']")

@@ -114,6 +114,12 @@
   }
   fetch("/api/device", { cache: "no-store" }).then(function (r) { return r.json(); })
     .then(function (d) { showKept(d.kept || []); }).catch(function () { /* the next event says */ });
+  // A reading the table refused stays in its state until fixed or thrown again: shown on opening too.
+  fetch("/api/state", { cache: "no-store" }).then(function (r) { return r.json(); })
+    .then(function (s) {
+      var refused = s.game && s.game.refused_reading;
+      if (refused && !document.querySelector("#reading .read-die")) showReading(refused);
+    }).catch(function () { /* the next reading says */ });
 
   var pageKind = document.querySelector("main").getAttribute("data-kind");
   if (TP.events) {
