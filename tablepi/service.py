@@ -54,6 +54,10 @@ CAMERA_RETRY_SECONDS = 1.0
 # of presses from the web must not hold every web thread, nor starve /healthz).
 MAX_PRESSES = 4
 PRESS_WAIT_SECONDS = 10.0
+# How long a simulated press waits for the button to report it, and the least
+# pause after a release before the next press (twice the debounce if longer).
+PRESS_REPORT_SECONDS = 1.0
+PRESS_SETTLE_SECONDS = 0.15
 
 
 class Busy(RuntimeError):
@@ -154,6 +158,7 @@ class Service:
         self.address = ""
         self._press_slots = threading.BoundedSemaphore(MAX_PRESSES)
         self._press_lock = threading.Lock()
+        self._released_at = 0.0
         self._store_problem: str | None = None
         # Held on the OLED until a button is pressed or a command is played:
         # the players must learn that games were lost before they play on.
@@ -500,11 +505,21 @@ class Service:
             if not self._press_lock.acquire(timeout=PRESS_WAIT_SECONDS):
                 raise Busy("the table's buttons are busy with earlier presses; try again in a moment")
             try:
+                # A pin pressed again within the debounce time of its release
+                # is not felt at all: let it settle first.
+                bounce = getattr(getattr(self.config, "buttons", None), "bounce_time", 0.0)
+                settle = self._released_at + max(PRESS_SETTLE_SECONDS, 2 * bounce) - time.monotonic()
+                if settle > 0:
+                    time.sleep(settle)
                 failures = self.store.write_failures
                 try:
-                    press(self.buttons, button, long=long, wait=True)
+                    felt = press(self.buttons, button, long=long, wait=True, timeout=PRESS_REPORT_SECONDS)
                 except KeyError as exc:
                     raise RuntimeError(str(exc)) from None
+                finally:
+                    self._released_at = time.monotonic()
+                if not felt:
+                    raise Busy("the table did not feel the press; press again")
                 self.wait_idle()
                 failed = self.store.write_failures != failures
             finally:

@@ -62,3 +62,26 @@ def test_finding_4_a_flood_of_long_presses_does_not_starve_the_table(table):
     assert command_status == 200 and command_s < 2.0, command_s
     assert statuses.count(429) >= 90  # refused at once, holding no thread
     assert set(statuses) <= {200, 429}
+
+
+def test_every_press_answered_200_is_played(table):
+    outer_space(table)
+
+    def long_press(n: int) -> tuple[int, float]:
+        t0 = time.monotonic()
+        press = {"button": "A", "long": True}
+        status = table.request(
+            "POST", "/api/device/press", press, pin=True, source=f"127.0.3.{n + 1}", timeout=30
+        )[0]
+        return status, time.monotonic() - t0
+
+    before = table.json("GET", "/api/state")[1]["seq"]
+    with ThreadPoolExecutor(3) as pool:
+        answers = list(pool.map(long_press, range(3)))
+    played = table.json("GET", "/api/state")[1]["seq"] - before
+    statuses = [status for status, _ in answers]
+    assert played == statuses.count(200), (answers, played)
+    assert set(statuses) <= {200, 429, 503}, answers
+    # A press that is not played is refused at once, not after seconds of holding the others up.
+    assert all(took < 2.0 for status, took in answers if status != 200), answers
+    assert max(took for _, took in answers) < 7.0, answers  # three holds of 1.5 s, one after another
