@@ -325,24 +325,26 @@ class Advisor:
                 best, best_value = option, value
         return best
 
-    def aim(self, keep: Roll, rolls_left: int) -> str:
+    def aim(self, keep: Roll, rolls_left: int, now: float = 0.0) -> str:
         """What keeping ``keep`` plays for, in a few words ("a small straight
-        with a pair"): the option kind that brings most of the keep's value,
-        judged by the best option of each roll the next throw can give,
-        weighted by its chance and by what that roll is worth with the rolls
-        left after it."""
+        with a pair"): the option kind that brings most of what the keep
+        gains over ``now`` (the worth of playing the roll now), judged by the
+        best option of each roll the next throw can give, weighted by its
+        chance and by how much more than ``now`` that roll is worth with the
+        rolls left after it."""
         chances = _CHANCES[_KEEP_INDEX[keep]]
         worth = self._roll_values(max(0, rolls_left - 1))[:, 0]
         brought: dict[str, float] = {}
-        for i in np.nonzero(chances)[0]:
+        for i in np.nonzero((chances > 0) & (worth > now + TIE))[0]:
             option = self.best_option(SORTED_ROLLS[i])
             if option is not None:
                 goal = goal_words(option)
-                brought[goal] = brought.get(goal, 0.0) + float(chances[i] * worth[i])
+                brought[goal] = brought.get(goal, 0.0) + float(chances[i] * (worth[i] - now))
         return max(brought, key=brought.__getitem__) if brought else "any option"
 
     def floor(self, keep: Roll, rolls_left: int) -> float:
-        """The least a keep can end up worth, whatever the next throw shows."""
+        """The least a keep is worth after the next throw, whatever it shows
+        (with the turn's last throw: the least it ends up worth)."""
         chances = _CHANCES[_KEEP_INDEX[keep]]
         worth = self._roll_values(max(0, rolls_left - 1))[:, 0]
         return float(worth[chances > 0].min())
@@ -382,8 +384,9 @@ def goal_words(option: Option) -> str:
 def reasons(advice: Advice, advisor: Advisor, count: int = 3) -> list[str]:
     """Why each of the first ``count`` keeps of ``advice`` ranks where it does,
     in a few words: what a keep aims at and what it is worth on average
-    against playing the roll now (and "never less" when no throw can make it
-    worth less), or what playing now is worth against the best re-roll.
+    against playing the roll now (and "never less" when the turn's last throw
+    cannot make it worth less), or what playing now is worth against the best
+    re-roll.
     Values are the advice's, in squares' worth."""
     now = advice.play_value
     best_keep = next((k for k in advice.keeps if not k.stop), None)
@@ -404,13 +407,14 @@ def reasons(advice: Advice, advisor: Advisor, count: int = 3) -> list[str]:
                     f"{goal_words(option)} now: {now:.1f}; a re-roll averages {best_keep.value:.1f} at best"
                 )
             continue
-        aim = advisor.aim(k.keep, advice.rolls_left)
+        aim = advisor.aim(k.keep, advice.rolls_left, now)
         if k.win >= 0.005:
             said.append(f"aims at {aim}, to win this turn")
             continue
         against = f"{now:.1f} now" if now > 0 else "nothing now"
         words = f"aims at {aim}: {k.value:.1f} on average against {against}"
-        if now > 0 and advisor.floor(k.keep, advice.rolls_left) >= now - TIE:
+        # Said of the last throw only: before it, what follows is a chance too.
+        if now > 0 and advice.rolls_left == 1 and advisor.floor(k.keep, 1) >= now - TIE:
             words += ", never less"
         said.append(words)
     return said
