@@ -4,11 +4,13 @@ and streaming through the real waitress server."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
 
 import pytest
+from waiting import until
 
 import web
 from tablepi.events import EventBus
@@ -339,3 +341,53 @@ def test_closing_the_server_ends_open_streams(service):
     sock.close()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", srv.effective_port), timeout=1).close()
+
+
+def _spooled_files(folder) -> int:
+    """Bytes in files under ``folder`` this process holds open, deleted ones too."""
+    total = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            if target.startswith(str(folder)):
+                total += os.stat(f"/proc/self/fd/{fd}").st_size
+        except OSError:
+            pass
+    return total
+
+
+@pytest.mark.skipif(
+    not os.path.isdir("/proc/self/fd") and not os.environ.get("CI"),
+    reason="needs /proc (Linux) to see deleted temporary files",
+)
+def test_a_stream_nobody_reads_waits_in_memory_and_is_closed(service, tmp_path, monkeypatch):
+    import tempfile
+
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+    app = web.create_app(service, {"SSE_HEARTBEAT": 5, "SSE_QUEUE": 10_000})
+    srv = make_server(app, "127.0.0.1", 0, threads=8, stalled_seconds=2)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    try:
+        readers = []
+        for _ in range(3):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect(("127.0.0.1", srv.effective_port))
+            sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            readers.append(sock)  # and never read
+        streams = app.extensions["tablepi.streams"]
+        assert until(lambda: streams.open == 3, 5)
+        for n in range(300):  # 15 MB for each stream
+            service.table.publish("note", {"n": n, "text": "x" * 50_000})
+        time.sleep(0.5)
+        assert _spooled_files(spool) == 0
+        # Nobody read for two seconds: the streams end and their slots are free.
+        assert until(lambda: streams.open == 0, 8), streams.open
+        for sock in readers:
+            sock.close()
+    finally:
+        srv.close()
+        thread.join(5)

@@ -17,6 +17,7 @@ server (gevent) would be the next step; for a games table it is not needed.
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from typing import Any
@@ -39,6 +40,13 @@ REQUEST_SECONDS = 10.0
 # fill the server's connections must keep sending requests.
 IDLE_SECONDS = 5.0
 IDLE_SECONDS_CROWDED = 1.0
+# What waits to be sent on one connection is kept in memory, at most about
+# this much: past it the writer (an event stream) waits for the client to
+# read. Waitress's own default is 16 MB, spilled to temporary files past 1 MB.
+SEND_BUFFER_BYTES = 256 * 1024
+# A connection whose client has taken none of its answer for this long (an
+# event stream nobody reads) is closed, and its stream ends.
+STALLED_SECONDS = 20.0
 # The server's own limits, applied before anything is read into memory or
 # spooled to disk (the app's limit would apply only after the body was read).
 MAX_HEADER_BYTES = 16 * 1024
@@ -104,7 +112,9 @@ class TableServer:
         self._server.task_dispatcher.shutdown(timeout=1)
 
 
-def _guarded_channel(base: type, per_client: int | None, request_seconds: float) -> tuple[type, Any]:
+def _guarded_channel(
+    base: type, per_client: int | None, request_seconds: float, stalled_seconds: float = STALLED_SECONDS
+) -> tuple[type, Any]:
     """Waitress's channel, with a cap on connections per client address and
     a clock on each request's arrival (see ``REQUEST_SECONDS``), and the
     server's maintenance step that enforces the clock and closes idle
@@ -142,6 +152,15 @@ def _guarded_channel(base: type, per_client: int | None, request_seconds: float)
         idle_cutoff = now - (IDLE_SECONDS_CROWDED if crowded else IDLE_SECONDS)  # waitress's clock
         for channel in channels:
             since = getattr(channel, "reading_since", None)
+            if channel.total_outbufs_len and channel.last_activity < now - stalled_seconds:
+                # Its writer may be waiting for room in the buffer, and a socket
+                # nobody reads never polls writable: shutting it down wakes the
+                # loop, which closes the channel and lets the writer go.
+                try:
+                    channel.socket.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                continue
             if channel.requests or channel.total_outbufs_len:
                 continue  # a request running (an event stream too) or an answer being sent
             trickling = since is not None and since < cutoff
@@ -167,6 +186,7 @@ def make_server(
     threads: int | None = None,
     per_client: int | None = PER_CLIENT_CONNECTIONS,
     request_seconds: float = REQUEST_SECONDS,
+    stalled_seconds: float = STALLED_SECONDS,
 ) -> TableServer:
     """A waitress server for ``app``; call ``.run()`` to serve and ``.close()``
     (from any thread) to stop. ``port=0`` picks a free port (see
@@ -200,13 +220,16 @@ def make_server(
         # passes the limit) without reading or spooling the rest.
         max_request_body_size=_max_body(app),
         max_request_header_size=MAX_HEADER_BYTES,
+        outbuf_high_watermark=SEND_BUFFER_BYTES,
         ident="tablepi",
         # Waitress keeps reading a connection while its request runs, so an
         # event stream learns within a second that its viewer has gone.
         channel_request_lookahead=1,
         clear_untrusted_proxy_headers=True,
     )
-    channel, maintenance = _guarded_channel(BaseWSGIServer.channel_class, per_client, request_seconds)
+    channel, maintenance = _guarded_channel(
+        BaseWSGIServer.channel_class, per_client, request_seconds, stalled_seconds
+    )
     # One listening socket, or several (a name with IPv4 and IPv6 addresses).
     for dispatcher in {id(d): d for d in [*server._map.values(), server]}.values():
         if isinstance(dispatcher, BaseWSGIServer):
