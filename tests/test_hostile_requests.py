@@ -13,9 +13,9 @@ from hostile_support import Table, outer_space
 DEEP = b"[" * 1000 + b"]" * 1000
 
 
-@pytest.fixture
-def table(tmp_path):
-    with Table(tmp_path / "data") as t:
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    with Table(tmp_path_factory.mktemp("requests") / "data") as t:
         outer_space(t)
         yield t
 
