@@ -85,3 +85,47 @@ def test_every_press_answered_200_is_played(table):
     # A press that is not played is refused at once, not after seconds of holding the others up.
     assert all(took < 2.0 for status, took in answers if status != 200), answers
     assert max(took for _, took in answers) < 7.0, answers  # three holds of 1.5 s, one after another
+
+
+def test_one_address_loading_pages_does_not_slow_the_players_commands(table):
+    import http.client
+    import statistics
+    import threading
+
+    outer_space(table)
+    stop = threading.Event()
+    loads = [0, 0]  # answered, refused
+
+    def flood() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", table.port, timeout=5, source_address=("127.0.0.8", 0))
+        while not stop.is_set():
+            try:
+                conn.request("GET", "/part/phone")
+                response = conn.getresponse()
+                response.read()
+                loads[response.status != 200] += 1
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                conn = http.client.HTTPConnection(
+                    "127.0.0.1", table.port, timeout=5, source_address=("127.0.0.8", 0)
+                )
+        conn.close()
+
+    threads = [threading.Thread(target=flood, daemon=True) for _ in range(24)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    took = []
+    try:
+        for i in range(30):
+            t0 = time.monotonic()
+            status, _ = table.command({"type": "timer_start" if i % 2 == 0 else "timer_pause"})
+            took.append(time.monotonic() - t0)
+            assert status == 200
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(10)
+    median = statistics.median(took)
+    assert median < 0.05, (median, max(took), loads)
+    assert loads[1] > 0  # the flood was held back, not merely slow to answer

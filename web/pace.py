@@ -1,0 +1,66 @@
+"""How fast one address may load pages: a device loading pages in a loop
+takes the server's time (and Python's one interpreter lock) from every
+player's commands. Each address has a bucket of page loads that refills at
+``PAGE_RATE`` a second; past it a load is refused at once and the
+connection closed, so a flood costs the table as little as it can."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+from flask import Flask, Response, current_app, request
+
+from web.health import own_computer
+
+PAGE_RATE = 10.0  # page loads a second, per address, once the burst is spent
+PAGE_BURST = 40.0  # a phone opening the site and its live parts, several times over
+MAX_ADDRESSES = 4096
+# Paths that are not pages: the API and live events have their own limits.
+NOT_PAGES = ("/api/", "/static/", "/healthz")
+
+
+class PagePace:
+    """A bucket of page loads per address."""
+
+    def __init__(
+        self, rate: float = PAGE_RATE, burst: float = PAGE_BURST, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, address: str) -> bool:
+        """Whether ``address`` may load a page now (and one is counted)."""
+        now = self._clock()
+        with self._lock:
+            tokens, then = self._buckets.pop(address, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - then) * self.rate)
+            allowed = tokens >= 1
+            self._buckets[address] = (tokens - 1 if allowed else tokens, now)
+            while len(self._buckets) > MAX_ADDRESSES:
+                self._buckets.popitem(last=False)
+            return allowed
+
+
+def register(app: Flask) -> None:
+    app.extensions["tablepi.pace"] = PagePace(
+        float(app.config.get("PAGE_RATE", PAGE_RATE)), float(app.config.get("PAGE_BURST", PAGE_BURST))
+    )
+
+    @app.before_request
+    def pace_pages() -> Response | None:
+        if request.method != "GET" or request.path.startswith(NOT_PAGES) or own_computer():
+            return None  # the table's own computer (its TV, its set-up page) is not a guest
+        if current_app.extensions["tablepi.pace"].take(request.remote_addr or "unknown"):
+            return None
+        return Response(
+            "Too many page loads from this device; wait a moment.",
+            status=429,
+            mimetype="text/plain",
+            headers={"Retry-After": "1", "Connection": "close"},
+        )
