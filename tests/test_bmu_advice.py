@@ -179,8 +179,13 @@ def test_each_hint_says_why_in_a_few_words():
     # roll is a big straight again (1 or 6) or a small straight with a pair,
     # which moves a second counter off its start row: never worth less.
     said = reasons_for({}, [2, 3, 4, 5, 6], 1, count=32)
-    assert said[0] == "aims at a small straight with a pair: 5.0 on average against 4.0 now, never less"
-    assert "a big straight now: 4.0; a re-roll averages 5.0 at best" in said
+    assert said[0] == "aims at a small straight with a pair: 4.1 on average against 3.5 now, never less"
+    assert "a big straight now: 3.5; a re-roll averages 4.1 at best" in said
+    # Four 6s with two rolls left: kept for the fifth (a first square counted
+    # double once made the advice throw them away to spread its squares).
+    advice = Advisor(position({})).advise([6, 6, 6, 6, 1], 2)
+    assert advice.best.keep == (6, 6, 6, 6)
+    assert reasons_for({}, [6, 6, 6, 6, 1], 2)[0] == "aims at five 6s: 3.8 on average against 3.5 now"
     # A roll with no option: a keep is worth something against nothing now.
     said = reasons_for({}, [1, 2, 4, 5, 6], 1)
     assert all(words.endswith("against nothing now") for words in said)
