@@ -1,7 +1,9 @@
 """Rolls from real photos: the replay camera shows each labelled test photo as a
 roll (motion, then still frames with sensor noise), the settle detector reads
-it on three still frames (as is, turned a quarter, mirrored), and the table's
-check (the count it knows, every die likely enough) takes it or refuses it. A roll taken
+it on three still frames (as is, turned a quarter, mirrored) with the table's
+reader (``vision.table_reader``: learning the camera's die sizes as the rolls go
+by, and told how many dice there are), and the table's check (the count it
+knows, every die likely enough) takes it or refuses it. A roll taken
 must never be wrong. Every test photo of every dataset is played, two
 datasets at a time on the machine's two cores."""
 
@@ -19,6 +21,7 @@ from hardware.cameras import ReplayCamera
 from tablepi.controllers.beam_me_up import reading_problem
 from vision.datasets import load_labels
 from vision.settle import READING, Settler
+from vision.table_reader import TableReader
 
 FPS = 15.0
 # Every test photo of every dataset, read three times: minutes on a busy machine.
@@ -54,10 +57,16 @@ def replay_rolls(folder: Path, noise: float = 2.0) -> dict[str, list[str]]:
     camera = ReplayCamera(folder, hold_frames=HOLD)
     camera.files = [folder / n for n in names]
     rng = np.random.default_rng(0)
-    settler = Settler(still_seconds=0.2)
+    # As the table reads: one camera learning its die sizes roll after roll, told how many dice there are.
+    learner = TableReader()
+    count = {"now": 0}
+    settler = Settler(
+        still_seconds=0.2, rest_reader=lambda still: learner.read_still(still, expect=count["now"])
+    )
     out: dict[str, list[str]] = {"taken": [], "refused": [], "wrong": []}
     for n in range(len(names) * HOLD):
         photo = camera.current.name
+        count["now"] = sum(truths[photo].values())
         frame = camera.read()
         noisy = np.clip(frame + rng.normal(0, noise, frame.shape), 0, 255).astype(np.uint8)
         event = settler.feed(noisy, n / FPS)

@@ -4,9 +4,9 @@ dice on a light table, turned 0-85 degrees in steps of 5, at 30, 36, 44 and 60 p
 Each reading of the lone die must be right or refused, never wrong; how many of
 the 18 turns of the six values are read right is guarded per size. Measured with
 the locked versions (dice right of 108; one dark 4 at 60 px read wrong, the only
-wrong reading of 864): white on dark 103 / 103 / 105 / 98, dark on light 87 / 100
-/ 101 / 97; each floor leaves room for three turns. A 6 is the value most often
-refused (13 and 3 of 18 at 30 px), a 1 the next. Raise these as the reader learns.
+wrong reading of 864): white on dark 103 / 103 / 105 / 97, dark on light 88 / 100
+/ 100 / 97; each floor leaves room for two or three turns. A 6 is the value most
+often refused (13 and 3 of 18 at 30 px), a 1 the next. Raise these as the reader learns.
 """
 
 from __future__ import annotations
