@@ -610,13 +610,11 @@ class Service:
         shown = list(getattr(camera, "values", []) or [])
         if len(shown) != len(dice) or Counter(shown) == Counter(dice):
             return
-        wanted = Counter(dice)
-        stay = []
-        for index, value in enumerate(shown):
-            if wanted[value] > 0:
-                wanted[value] -= 1
-                stay.append(index)
-        rest = iter(wanted.elements())
+        from tablepi.controllers.beam_me_up import kept_marks
+
+        # The dice already showing a value of the roll stay where they lie; the others turn.
+        stay = kept_marks(shown, dice)
+        rest = iter((Counter(dice) - Counter(shown[i] for i in stay)).elements())
         values = [shown[i] if i in stay else next(rest) for i in range(len(shown))]
         camera.roll(values=values, keep=tuple(stay))
         # The reading of the dice put down shows the tray; it is not a throw (see _on_frame).
