@@ -11,7 +11,7 @@ LOCK   := requirements
 # apt's picamera2 and lgpio visible beside the locked packages.
 ON_PI  := $(shell grep -qas "Raspberry Pi" /proc/device-tree/model && echo yes)
 
-.PHONY: run test test-latest lint bench browser mosquitto screenshots lock clean
+.PHONY: run test test-latest lint bench browser debs screenshots lock clean
 
 $(VENV)/.table: $(LOCK)/table.txt $(LOCK)/pi.txt pyproject.toml
 ifeq ($(ON_PI),yes)
@@ -41,7 +41,7 @@ browser:
 # The tests start their own broker on a free port with a temporary config; the
 # package's own service (on port 1883, where systemd starts it) plays no part.
 DEBS := mosquitto python3-venv python3-dev python3-numpy cython3 gcc
-mosquitto:
+debs:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
@@ -53,7 +53,7 @@ mosquitto:
 run: $(VENV)/.table
 	$(VENV)/bin/tablepi run
 
-test: $(VENV)/.dev browser mosquitto
+test: $(VENV)/.dev browser debs
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest -q
@@ -71,7 +71,7 @@ lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-bench: $(VENV)/.dev mosquitto
+bench: $(VENV)/.dev debs
 	$(VENV)/bin/tablepi bench rules
 	$(VENV)/bin/tablepi bench dice
 	$(VENV)/bin/tablepi bench table
@@ -81,7 +81,7 @@ bench: $(VENV)/.dev mosquitto
 	$(VENV)/bin/tablepi bench stats
 
 # The README's pictures, taken by the browser tests of a real simulated table.
-screenshots: $(VENV)/.dev browser mosquitto
+screenshots: $(VENV)/.dev browser debs
 	TABLEPI_PICTURES=docs/pictures $(VENV)/bin/pytest -q tests/test_browser_pictures.py
 
 # Refresh the lock: keep every pinned version that still fits pyproject.toml
