@@ -1,8 +1,10 @@
 """How fast one address may load pages: a device loading pages in a loop
 takes the server's time (and Python's one interpreter lock) from every
 player's commands. Each address has a bucket of page loads that refills at
-``PAGE_RATE`` a second; past it a load is refused at once and the
-connection closed, so a flood costs the table as little as it can."""
+``PAGE_RATE`` a second; past it a load is refused (429) and the server
+reads nothing more from that address until its bucket has a load again
+(``paused``), so a device that asks again at once waits in its own network
+buffers instead of taking the table's time with refusals."""
 
 from __future__ import annotations
 
@@ -46,6 +48,17 @@ class PagePace:
                 self._buckets.popitem(last=False)
             return allowed
 
+    def paused(self, address: str) -> bool:
+        """Whether the server should read nothing more from ``address`` for
+        now: its bucket holds no whole page load."""
+        now = self._clock()
+        with self._lock:
+            found = self._buckets.get(address)
+            if found is None:
+                return False
+            tokens, then = found
+            return tokens + (now - then) * self.rate < 1
+
 
 def register(app: Flask) -> None:
     app.extensions["tablepi.pace"] = PagePace(
@@ -62,5 +75,5 @@ def register(app: Flask) -> None:
             "Too many page loads from this device; wait a moment.",
             status=429,
             mimetype="text/plain",
-            headers={"Retry-After": "1", "Connection": "close"},
+            headers={"Retry-After": "1"},
         )

@@ -113,7 +113,11 @@ class TableServer:
 
 
 def _guarded_channel(
-    base: type, per_client: int | None, request_seconds: float, stalled_seconds: float = STALLED_SECONDS
+    base: type,
+    per_client: int | None,
+    request_seconds: float,
+    stalled_seconds: float = STALLED_SECONDS,
+    pace: Any = None,
 ) -> tuple[type, Any]:
     """Waitress's channel, with a cap on connections per client address and
     a clock on each request's arrival (see ``REQUEST_SECONDS``), and the
@@ -135,6 +139,12 @@ def _guarded_channel(
                     # Closed on the loop's next turn, before it can hold anything
                     # (closing here could pull a socket out from under the poll).
                     self.will_close = True
+
+        def readable(self) -> bool:
+            # An address past its page loads is not read until it may load again (web.pace).
+            if pace is not None and pace.paused(_client_of(self.addr)):
+                return False
+            return bool(super().readable())
 
         def received(self, data: bytes) -> bool:
             if data and self.request is None and self.reading_since is None:
@@ -227,8 +237,9 @@ def make_server(
         channel_request_lookahead=1,
         clear_untrusted_proxy_headers=True,
     )
+    pace = getattr(app, "extensions", {}).get("tablepi.pace")
     channel, maintenance = _guarded_channel(
-        BaseWSGIServer.channel_class, per_client, request_seconds, stalled_seconds
+        BaseWSGIServer.channel_class, per_client, request_seconds, stalled_seconds, pace
     )
     # One listening socket, or several (a name with IPv4 and IPv6 addresses).
     for dispatcher in {id(d): d for d in [*server._map.values(), server]}.values():
