@@ -161,14 +161,12 @@ def test_config_errors_never_print_a_secret_and_cut_long_values(tmp_path):
     import subprocess
     import sys
 
-    secret_url = "mqtt://alice:s3cret-pass@broker.lan:1883"
     long_table = "T" * (24 * 1024 * 1024)  # not a table name: echoed in the error
-    cases = [
-        ("password = 918273645\nusername = 'u'\n", "918273645"),
-        ("password = ['hunter2-pass']\nusername = 'u'\n", "hunter2-pass"),
-        (f"broker = '{secret_url}'\n", "s3cret-pass"),
-    ]
-    for body, secret in cases:
+    secrets = ["918273645", "hunter2-pass", "s3cret-pass", "alice"]
+    for body in (
+        "password = 918273645\nusername = ['alice']\n",
+        "password = ['hunter2-pass']\nusername = 'u'\nbroker = 'mqtt://alice:s3cret-pass@broker.lan:1883'\n",
+    ):
         path = tmp_path / "config.toml"
         path.write_text("[venue]\n" + body + f"table = '{long_table}'\n")
         run = subprocess.run(
@@ -179,6 +177,6 @@ def test_config_errors_never_print_a_secret_and_cut_long_values(tmp_path):
             timeout=60,
         )
         err = run.stderr.decode()
-        assert run.returncode != 0 and "venue." in err, err[:2000]
-        assert secret not in err and "alice" not in err, err[:2000]
+        assert run.returncode != 0 and "venue.password" in err and "venue.table" in err, err[:2000]
+        assert not [secret for secret in secrets if secret in err], err[:2000]
         assert len(run.stderr) < 2000, len(run.stderr)
