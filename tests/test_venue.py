@@ -248,12 +248,12 @@ def test_a_table_plays_with_the_broker_down_and_catches_up_when_it_appears(tmp_p
         # A newcomer gets the retained latest: status, game and timer.
         recorder = Recorder(port)
         wait_for(lambda: (game_payload(recorder) or {}).get("seq") == 41, what="the latest game")
-        assert recorder.latest("tablepi/t1/status") == b"online"
-        assert json.loads(recorder.latest("tablepi/t1/timer"))["state"] == "paused"
         # The broker hands the retained messages over one by one: wait for them all.
         wait_for(
             lambda: retained_topics <= {t for t, _, _ in list(recorder.messages)}, what="every retained topic"
         )
+        assert recorder.latest("tablepi/t1/status") == b"online"
+        assert json.loads(recorder.latest("tablepi/t1/timer"))["state"] == "paused"
         first: dict[str, bool] = {}
         for t, _, retained in list(recorder.messages):
             first.setdefault(t, retained)
