@@ -647,12 +647,7 @@ class Store:
     def _keep_copy(self) -> Path:
         """Copy the database and its log aside as they are, for digging out
         what SQLite no longer reads from them."""
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-        target = self.path.with_name(f"{DB_NAME}.lost-{stamp}")
-        n = 1
-        while target.exists():
-            n += 1
-            target = self.path.with_name(f"{DB_NAME}.lost-{stamp}-{n}")
+        target = self._aside_name("lost")
         for suffix in ("", "-wal"):
             source = self.path.with_name(DB_NAME + suffix)
             if source.exists():
@@ -684,13 +679,18 @@ class Store:
             # The write itself is safe in the database; only its witness failed.
             log.warning("%s could not be written (%s)", self.acked_path.name, exc.strerror or exc)
 
-    def _move_aside(self) -> Path:
+    def _aside_name(self, why: str) -> Path:
+        """A free name beside the database for a copy set aside: ``tablepi.db.<why>-<time>``."""
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-        target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}")
+        target = self.path.with_name(f"{DB_NAME}.{why}-{stamp}")
         n = 1
         while target.exists():
             n += 1
-            target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}-{n}")
+            target = self.path.with_name(f"{DB_NAME}.{why}-{stamp}-{n}")
+        return target
+
+    def _move_aside(self) -> Path:
+        target = self._aside_name("corrupt")
         os.replace(self.path, target)
         # The WAL and shared-memory files belong to the bad database (the count
         # of acknowledged writes is started again for the new one).

@@ -194,3 +194,13 @@ def page_errors(page: Any) -> list[str]:
 PHONE = {"width": 390, "height": 844}
 TV = {"width": 1920, "height": 1080}
 DESKTOP = {"width": 1280, "height": 860}
+
+
+def table_playing_table(tmp_path_factory: Any, step: float) -> Any:
+    """A module's simulated table whose own seats play ``step`` seconds a step, its dice
+    seeded (a module-scoped fixture yields from it)."""
+    require_browser()
+    args = ("--table-step", str(step), "--table-seed", "7")
+    proc = TablePiProcess(tmp_path_factory.mktemp("table"), args=args).start()
+    yield proc
+    proc.stop()

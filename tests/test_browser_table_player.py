@@ -20,11 +20,10 @@ import pytest
 from browser_support import (
     PHONE,
     TV,
-    TablePiProcess,
     page_errors,
-    require_browser,
     screenshot,
     sign_in,
+    table_playing_table,
 )
 
 from tablepi.games.beam_me_up.advice import Advisor, Position
@@ -38,11 +37,7 @@ MAX_TURNS = 40
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
-    require_browser()
-    args = ("--table-step", str(STEP), "--table-seed", "7")
-    proc = TablePiProcess(tmp_path_factory.mktemp("table"), args=args).start()
-    yield proc
-    proc.stop()
+    yield from table_playing_table(tmp_path_factory, STEP)
 
 
 def new_page(browser, viewport, **kwargs):

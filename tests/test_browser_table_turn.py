@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_support import PHONE, TablePiProcess, page_errors, require_browser, sign_in
+from browser_support import PHONE, page_errors, sign_in, table_playing_table
 
 pytestmark = pytest.mark.browser
 
@@ -22,11 +22,7 @@ STEP = 2.5
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
-    require_browser()
-    args = ("--table-step", str(STEP), "--table-seed", "7")
-    proc = TablePiProcess(tmp_path_factory.mktemp("table"), args=args).start()
-    yield proc
-    proc.stop()
+    yield from table_playing_table(tmp_path_factory, STEP)
 
 
 def phone_page(browser):

@@ -30,6 +30,8 @@ The whole web API at a glance (every error is ``{"error": ..., "rule": ...}``):
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, jsonify, request
 
 from tablepi.games.errors import RuleError
@@ -50,16 +52,23 @@ def state():
     return response
 
 
-@bp.post("/api/commands")
-def commands():
+def _command() -> tuple[Any, Any]:
+    """The table and the command posted to it, or (None, the refusal to answer with)."""
     refused = check_json_change()
     if refused is not None:
-        return refused
+        return None, refused
     table = get_service().table
     try:
-        command = parse(request.get_data(cache=False), getattr(table, "kind", None))
+        return table, parse(request.get_data(cache=False), getattr(table, "kind", None))
     except Malformed as exc:
-        return jsonify(exc.to_dict()), 400
+        return None, (jsonify(exc.to_dict()), 400)
+
+
+@bp.post("/api/commands")
+def commands():
+    table, command = _command()
+    if table is None:
+        return command
     try:
         return jsonify(table.submit(command, source="web"))
     except RuleError as exc:
@@ -76,15 +85,11 @@ def commands():
 
 @bp.post("/api/commands/check")
 def check_command():
-    refused = check_json_change()
-    if refused is not None:
-        return refused
-    table = get_service().table
+    table, command = _command()
+    if table is None:
+        return command
     try:
-        command = parse(request.get_data(cache=False), getattr(table, "kind", None))
         table.check_new_game(command)
-    except Malformed as exc:
-        return jsonify(exc.to_dict()), 400
     except RuleError as exc:
         return jsonify(exc.to_dict()), 409
     except CommandError as exc:
