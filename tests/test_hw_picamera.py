@@ -72,8 +72,7 @@ class FakePicamera2:
     def capture_array(self, name: str = "main", wait: float | None = None) -> np.ndarray:
         assert name == "main" and self.started and not self.closed
         assert isinstance(wait, float) and 0 < wait <= 5, "a bounded wait"
-        if FakePicamera2.stalled.is_set():
-            FakePicamera2.stalled.wait(0)  # the ribbon is out: no request completes
+        if FakePicamera2.stalled.is_set():  # the ribbon is out: no request completes in time
             raise TimeoutError
         self.frames += 1
         width, height = self.config["main"]["size"]

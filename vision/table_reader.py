@@ -17,12 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision import SURE
 from vision.calibration import Calibration, DieSizes
 from vision.die import Die
 from vision.reader import SHIPPED, Models, read_dice
 from vision.views import AS_IS, MIRROR, QUARTER_TURN, VIEWS, combine, read_in_view
-
-SURE = 0.5  # as vision.SURE
 
 
 @dataclass(frozen=True)
