@@ -56,7 +56,8 @@ run: $(VENV)/.table
 test: $(VENV)/.dev browser debs
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/pytest -q
+	# Two processes: the camera and browser tests wait on servers while the reader's use a core.
+	$(VENV)/bin/pytest -q -n 2
 
 # The reader's tests on the newest releases pyproject.toml allows, in an
 # environment of their own (.venv-latest); the lock is not touched.
