@@ -143,7 +143,8 @@ def _one_per_die(read: list) -> list:
         if not inner:
             continue
         on_pips = all(
-            np.min(np.abs(reading.pips - complex(read[j][0].x, read[j][0].y))) < T.PIP_MATCH * big.side
+            read[j][0].side < T.PIP_SPOT * big.side
+            and np.min(np.abs(reading.pips - complex(read[j][0].x, read[j][0].y))) < T.PIP_MATCH * big.side
             for j in inner
         )
         # Or pip-sized, no more than a face has, and the large spot the surer of being a die.

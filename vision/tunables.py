@@ -104,6 +104,10 @@ INNER = 0.6
 PIP_MATCH = 0.12
 # A pip seen as a spot is at most this share of its die's side.
 PIP_SIZE = 0.3
+# Spots on a larger spot's reading's pips are its pips only under this share of
+# its side: two or three dice side by side read as one large die's 2 or 3 lie on
+# its "pips" too, each about half its side (a pip's spot is at most a third).
+PIP_SPOT = 0.4
 # Spots the finder is less sure than this are a die are not read at all.
 FINDER_MIN = 0.3
 # Nor are spots the face verifier sees no readable top face in with this
