@@ -123,3 +123,31 @@ def test_a_table_reads_a_tilted_camera_right_and_falls_back_when_the_camera_move
     img, placed = scene(W, H, [2, 5, 6], 100, rng, "cloth")
     dice = reader.read(img, expect=3)
     assert sorted(d.value for d in dice if d.confidence >= 0.5) == [2, 5, 6]
+
+
+def test_a_roll_short_of_dice_is_looked_at_again_for_fainter_spots_of_the_size_expected(monkeypatch) -> None:
+    import vision.table_reader as table_reader
+
+    heats: list[tuple[bool, float]] = []
+    real = table_reader.read_dice
+
+    def spy(image, models, sizes=None, heat=T.FINDER_MIN):
+        heats.append((sizes is not None, heat))
+        return real(image, models, sizes, heat)
+
+    monkeypatch.setattr(table_reader, "read_dice", spy)
+    rng = np.random.default_rng(7)
+    reader = TableReader(views=1)
+    for _ in range(4):  # a few rolls teach the table its camera
+        reader.read(scene(W, H, [1, 4, 6, 2], 50, rng, "cloth")[0], expect=4)
+    assert reader.calibration.sizes is not None
+    img, _ = scene(W, H, [2, 3, 5], 50, rng, "cloth")
+    heats.clear()
+    dice = reader.read(img, expect=3)
+    assert heats == [(True, T.FINDER_MIN)] and sorted(d.value for d in dice) == [2, 3, 5]
+    # Told a fourth die was thrown: a second look at the size expected, then an uncalibrated one.
+    heats.clear()
+    dice = reader.read(img, expect=4)
+    assert heats == [(True, T.FINDER_MIN), (True, T.SECOND_LOOK), (False, T.FINDER_MIN)]
+    assert T.SECOND_LOOK < T.FINDER_MIN
+    assert sorted(d.value for d in dice if d.confidence >= 0.5) == [2, 3, 5]

@@ -59,12 +59,16 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def read_dice(image: np.ndarray, models: Models = SHIPPED, sizes: DieSizes | None = None) -> list[Die]:
+def read_dice(
+    image: np.ndarray, models: Models = SHIPPED, sizes: DieSizes | None = None, heat: float = T.FINDER_MIN
+) -> list[Die]:
     """Every die whose top face shows in ``image``, each with its confidence; with ``sizes``
-    (a fixed camera's, ``vision.calibration``) only dice of the size expected where they lie."""
+    (a fixed camera's, ``vision.calibration``) only dice of the size expected where they lie.
+    ``heat``: the least the finder must be sure of a spot for it to be read (a second
+    look for dice the table knows are there reads fainter spots, graded as any other)."""
     graded = [
         (spot, reading, confidence.grade(spot, reading, models.confidence))
-        for spot, reading in _read_spots(image, models, sizes)
+        for spot, reading in _read_spots(image, models, sizes, heat)
     ]
     # Only what is likely a die may make a larger spot a cluster of dice, or be its pips.
     kept = _one_per_die([g for g in graded if g[2].die >= T.DIE_MIN])
@@ -99,14 +103,14 @@ def readings(
 
 
 def _read_spots(
-    image: np.ndarray, models: Models = SHIPPED, sizes: DieSizes | None = None
+    image: np.ndarray, models: Models = SHIPPED, sizes: DieSizes | None = None, heat: float = T.FINDER_MIN
 ) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` with a top face the verifier can see, and what it reads."""
     if image is None or image.size == 0:
         return []
     image = Halvings(as_bgr(np.ascontiguousarray(image)))
     found = finder.find(image, models.finder, None if sizes is None else sizes.range())
-    spots = [s for s in found if s.score >= T.FINDER_MIN]
+    spots = [s for s in found if s.score >= heat]
     if sizes is not None:
         # A spot of another size than a die shows where it lies is a pip, a cluster or print.
         spots = [s for s in spots if sizes.agrees(s.x, s.y, s.side)]

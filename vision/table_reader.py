@@ -5,8 +5,9 @@
 with the dice it read sure. Once the calibration knows the dice's size over
 the frame, a roll is read looking only for dice of that size where they lie
 (fewer pyramid levels, no pip or cluster of dice taken for a die). A roll
-that reads fewer sure dice so than the table expects, or none, is read again
-as without a calibration, and the better reading is kept; dice that then no
+that reads fewer sure dice so than the table expects is looked at again at
+the size expected, reading fainter spots too; still short, or with none, it
+is read again as without a calibration, and the better reading is kept; dice that then no
 longer fit the model, roll after roll, make the calibration start again (the
 camera moved, or it is a phone). So a calibration can only help.
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision import SURE
+from vision import tunables as T
 from vision.calibration import Calibration, DieSizes
 from vision.die import Die
 from vision.reader import SHIPPED, Models, read_dice
@@ -67,6 +69,11 @@ class TableReader:
         sizes = self.calibration.sizes
         dice = self._read(frames, sizes)
         if sizes is not None:
+            # Dice missing: look again at the size expected, at fainter spots; then as uncalibrated.
+            if expect is not None and _sure(dice) < expect:
+                again = self._read(frames, sizes, T.SECOND_LOOK)
+                if _sure(again) > _sure(dice):
+                    dice = again
             sure = _sure(dice)
             if sure == 0 or (expect is not None and sure < expect):
                 plain = self._read(frames, None)
@@ -75,14 +82,16 @@ class TableReader:
         self.calibration.learn(dice, frames[0].shape)
         return dice
 
-    def _read(self, frames: list[np.ndarray], sizes: DieSizes | None) -> list[Die]:
+    def _read(
+        self, frames: list[np.ndarray], sizes: DieSizes | None, heat: float = T.FINDER_MIN
+    ) -> list[Die]:
         readings = []
         for i, frame in enumerate(frames):
             view = self.views[i % len(self.views)]
 
             def reader(image: np.ndarray, view: str = view, shape: tuple = frame.shape) -> list[Die]:
                 viewed = None if sizes is None else ViewedSizes(sizes, view, shape)
-                return read_dice(image, self.models, viewed)
+                return read_dice(image, self.models, viewed, heat)
 
             readings.append(read_in_view(reader, frame, view))
         return readings[0] if len(readings) == 1 and self.views[0] == AS_IS else combine(readings)

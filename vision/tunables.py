@@ -110,6 +110,9 @@ PIP_SIZE = 0.3
 PIP_SPOT = 0.4
 # Spots the finder is less sure than this are a die are not read at all.
 FINDER_MIN = 0.3
+# ... unless a calibrated table knows dice are missing: then spots of the size
+# expected where they lie are read down to the least heat the finder marks.
+SECOND_LOOK = PEAK_MIN
 # Nor are spots the face verifier sees no readable top face in with this
 # probability: on photos it never trained on, none of them was graded a sure die.
 NO_FACE = 0.9
