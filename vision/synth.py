@@ -300,6 +300,44 @@ def scene(
     return img, placed
 
 
+def touching_scene(
+    width: int,
+    height: int,
+    values: list[int],
+    size: float,
+    rng: np.random.Generator,
+    kind: str = "plain",
+    colours: list[tuple[tuple[int, int, int], tuple[int, int, int]]] | None = None,
+) -> tuple[np.ndarray, list[PlacedDie]]:
+    """A frame whose dice lie in one group, each touching another edge to edge, as
+    dice thrown together often land: in a row, an L or a block."""
+    img = background(width, height, kind, rng)
+    body, pip = (colours or DICE_COLOURS)[int(rng.integers(0, len(colours or DICE_COLOURS)))]
+    angle = float(rng.uniform(0, 90))
+    a = math.radians(angle)
+    axes = [(math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))]
+    cells = [(0, 0)]
+    while len(cells) < len(values):
+        cu, cv = cells[int(rng.integers(0, len(cells)))]
+        du, dv = [(1, 0), (-1, 0), (0, 1), (0, -1)][int(rng.integers(0, 4))]
+        if (cu + du, cv + dv) not in cells:
+            cells.append((cu + du, cv + dv))
+    us, vs = [c[0] for c in cells], [c[1] for c in cells]
+    reach = size * (max(max(us) - min(us), max(vs) - min(vs)) / 2 + 1.5)
+    if 2 * reach >= min(width, height):
+        raise ValueError("no room for the group at this size")
+    cx, cy = float(rng.uniform(reach, width - reach)), float(rng.uniform(reach, height - reach))
+    mu, mv = (max(us) + min(us)) / 2, (max(vs) + min(vs)) / 2
+    placed = []
+    for value, (u, v) in zip(values, cells, strict=True):
+        # A hair apart, each die turned a little on its own: real dice never line up exactly.
+        step = size * 1.03
+        x = cx + (u - mu) * step * axes[0][0] + (v - mv) * step * axes[1][0]
+        y = cy + (u - mu) * step * axes[0][1] + (v - mv) * step * axes[1][1]
+        placed.append(draw_die(img, value, (x, y), size, angle + float(rng.uniform(-4, 4)), body, pip))
+    return _sensor_noise(img, rng), placed
+
+
 def _scatter_die(
     img: np.ndarray,
     value: int,

@@ -71,8 +71,9 @@ def load(datasets: Path, leave_out: str | None):
 
 
 def rendered(count: int, rng: np.random.Generator) -> list:
-    """Rendered frames for training: a third empty tables, the rest dice of many sizes."""
-    from vision.synth import EMPTY_KINDS, background, scene
+    """Rendered frames for training: a third empty tables, the rest dice of many sizes,
+    scattered or lying in a group, touching."""
+    from vision.synth import EMPTY_KINDS, background, scene, touching_scene
 
     items = []
     for i in range(count):
@@ -84,7 +85,11 @@ def rendered(count: int, rng: np.random.Generator) -> list:
         size = float(np.exp(rng.uniform(np.log(24), np.log(150))))
         n = int(rng.integers(1, 8 if size < 70 else 3))
         try:
-            img, placed = scene(640, 480, [int(v) for v in rng.integers(1, 7, n)], size, rng, kind)
+            if i % 3 == 1 and size < 90:  # a group of dice touching, never one larger die
+                values = [int(v) for v in rng.integers(1, 7, int(rng.integers(2, 5)))]
+                img, placed = touching_scene(640, 480, values, size, rng, kind)
+            else:
+                img, placed = scene(640, 480, [int(v) for v in rng.integers(1, 7, n)], size, rng, kind)
         except ValueError:  # no room for that many dice at that size
             img, placed = scene(640, 480, [int(rng.integers(1, 7))], size, rng, kind)
         rows = [(p.center[0], p.center[1], p.box[2] - p.box[0], 1.0) for p in placed]
