@@ -242,6 +242,10 @@ def sample_layout(rng: np.random.Generator, count: int, radius: float, size_rang
             if placed and (tray is not None or np.hypot(*die.position[:2]) <= radius + die.size):
                 break
             placed = False
+        if not placed and not dice:  # the first die always finds room, flat at the centre
+            die.rotation, die.position, die.how = face_up(int(rng.integers(0, 6)), 0.0), np.zeros(3), "flat"
+            _settle(die)
+            placed = True
         if placed:
             dice.append(die)
     return Layout(dice, tray, radius)
@@ -316,11 +320,17 @@ def sample_camera(
     azimuth = rng.uniform(0, 2 * math.pi)
     f = (width / 2) / math.tan(math.radians(fov) / 2)
     dist = f * die_mm / die_px
-    direction = np.array([math.sin(slant) * math.cos(azimuth), math.sin(slant) * math.sin(azimuth), math.cos(slant)])
+    direction = np.array(
+        [math.sin(slant) * math.cos(azimuth), math.sin(slant) * math.sin(azimuth), math.cos(slant)]
+    )
     target = np.array(centre, float)
     # Straight down, "up" must not be the view direction: the frame's top then points any way.
     up_angle = rng.uniform(0, 2 * math.pi)
-    up = np.array([0.0, 0.0, 1.0]) if slant > math.radians(3) else np.array([math.cos(up_angle), math.sin(up_angle), 0])
+    up = (
+        np.array([0.0, 0.0, 1.0])
+        if slant > math.radians(3)
+        else np.array([math.cos(up_angle), math.sin(up_angle), 0])
+    )
     return Camera(target + dist * direction, target, fov, width, height, up)
 
 

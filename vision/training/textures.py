@@ -98,10 +98,12 @@ def paper(rng: np.random.Generator, size: int) -> np.ndarray:
 
 def board(rng: np.random.Generator, size: int) -> np.ndarray:
     """A printed game board or mat: fields, tracks, circles and lettering in a few colours."""
-    tex = np.ones((size, size, 3), np.float32) * colour(rng, val=(0.3, 0.95))
+    # Drawn in 8 bits: OpenCV writes text only there.
+    tex = np.empty((size, size, 3), np.uint8)
+    tex[:] = (colour(rng, val=(0.3, 0.95)) * 255).astype(np.uint8)
     palette = [colour(rng) for _ in range(4)]
     for _ in range(int(rng.integers(6, 25))):
-        c = tuple(float(v) for v in palette[int(rng.integers(0, 4))])
+        c = tuple(float(v) * 255 for v in palette[int(rng.integers(0, 4))])
         kind = rng.random()
         p = tuple(int(v) for v in rng.integers(0, size, 2))
         if kind < 0.35:
@@ -115,6 +117,7 @@ def board(rng: np.random.Generator, size: int) -> np.ndarray:
         else:
             word = "".join(chr(int(v)) for v in rng.integers(65, 91, int(rng.integers(2, 9))))
             cv2.putText(tex, word, p, cv2.FONT_HERSHEY_SIMPLEX, float(rng.uniform(0.5, 2.0)), c, 2)
+    tex = tex.astype(np.float32) / 255.0
     return tex * (0.95 + 0.05 * noise(rng, size, 50, 2))[..., None]
 
 
