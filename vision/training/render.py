@@ -139,8 +139,8 @@ def _light_color(rng: np.random.Generator) -> np.ndarray:
     return c / c.max()
 
 
-def plan(rng: np.random.Generator, width: int, height: int, datasets: Path | None = None) -> Plan:
-    """A random scene to render at ``width`` x ``height``."""
+def plan(rng: np.random.Generator, width: int, height: int, photo_folders: list[Path] = ()) -> Plan:
+    """A random scene to render at ``width`` x ``height`` (table tiles cut from ``photo_folders``)."""
     die_px = float(np.exp(rng.uniform(math.log(20), math.log(150))))
     die_mm = float(rng.uniform(12, 22))
     # The dice spread over the part of the frame that holds them at this size.
@@ -189,10 +189,10 @@ def plan(rng: np.random.Generator, width: int, height: int, datasets: Path | Non
     ambient = _light_color(rng) * float(rng.uniform(0.03, 0.35))
 
     table_kind = str(rng.choice(textures.KINDS, p=(0.15, 0.15, 0.2, 0.15, 0.15, 0.2)))
-    table = textures.draw(rng, table_kind, TEXTURE_PX, datasets)
+    table = textures.draw(rng, table_kind, TEXTURE_PX, photo_folders)
     floor = None
     if layout.tray is not None:
-        floor = textures.draw(rng, str(rng.choice(["felt", "cloth"])), TEXTURE_PX, datasets)
+        floor = textures.draw(rng, str(rng.choice(["felt", "cloth"])), TEXTURE_PX, photo_folders)
     slant_dist = float(np.linalg.norm(camera.origin - camera.target))
     aperture = 0.0
     if rng.random() < 0.3:  # a shallow focus, a little in front of or behind the dice
@@ -384,8 +384,11 @@ def labels(p: Plan, scene=None) -> list[dict]:
             n = NORMALS[face]
             spots = [n * 0.5 + 0.3 * (a - n * 0.5) for a in top] + [n * 0.5]
             seen = [_visible(mi, scene, cam, die.to_world(s + 0.01 * n), names) for s in spots]
-            body = [die.to_world(c * 0.45) for c in _cube_dirs()]
-            if not any(seen) and not any(_visible(mi, scene, cam, b, names) for b in body):
+            # Points all over its surface, just outside it: a die none of them is seen from is
+            # not in the picture.
+            pick = np.linspace(0, len(mesh.vertices) - 1, 48).astype(int)
+            outside = die.to_world(mesh.vertices[pick] + 0.01 * mesh.normals[pick])
+            if not any(seen) and not any(_visible(mi, scene, cam, q, names) for q in outside):
                 continue
             if np.mean(seen) < 0.6:
                 value = 0
@@ -399,14 +402,18 @@ def labels(p: Plan, scene=None) -> list[dict]:
     return out
 
 
-def _cube_dirs() -> np.ndarray:
-    return np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
-
-
 def develop(hdr: np.ndarray, p: Plan, rng: np.random.Generator) -> np.ndarray:
     """A camera's picture of the rendered light: exposure, motion blur, lens, noise, sRGB (uint8 BGR)."""
     img = np.nan_to_num(hdr[:, :, :3].astype(np.float32), nan=0.0, posinf=0.0)
-    luma = img @ np.array([0.2126, 0.7152, 0.0722], np.float32)
+    # Fireflies (a rare light path through a translucent die carrying a huge weight) are
+    # the path tracer's, not the camera's: such a pixel takes its neighbours' median.
+    median = cv2.medianBlur(img, 5)
+    luma_weights = np.array([0.2126, 0.7152, 0.0722], np.float32)
+    spark = (img @ luma_weights) > 4 * (median @ luma_weights) + 0.02 * float(
+        np.median(median @ luma_weights)
+    )
+    img[spark] = median[spark]
+    luma = img @ luma_weights
     img *= p.exposure / max(float(np.median(luma)), 1e-6)
     img *= rng.uniform(0.92, 1.08, 3).astype(np.float32)  # the camera's white balance is never quite right
     length, angle = p.motion
@@ -426,21 +433,21 @@ def develop(hdr: np.ndarray, p: Plan, rng: np.random.Generator) -> np.ndarray:
 
 
 def render_frame(
-    rng: np.random.Generator, width: int, height: int, spp: int, datasets: Path | None = None
+    rng: np.random.Generator, width: int, height: int, spp: int, photo_folders: list[Path] = ()
 ) -> tuple[np.ndarray, list[dict], Plan]:
     """One rendered frame (uint8 BGR, before JPEG), its labels and its plan."""
     import mitsuba as mi
 
     if mi.variant() is None:
         mi.set_variant(VARIANT)
-    p = plan(rng, width, height, datasets)
+    p = plan(rng, width, height, photo_folders)
     scene = mi.load_dict(scene_dict(p, spp))
     hdr = np.array(mi.render(scene, spp=spp))
     return develop(hdr, p, rng), labels(p, scene), p
 
 
 def write_folder(
-    out: Path, count: int, seed: int, width: int, height: int, spp: int, datasets: Path | None
+    out: Path, count: int, seed: int, width: int, height: int, spp: int, photo_folders: list[Path] = ()
 ) -> dict:
     """Render ``count`` frames into ``out/train`` (JPEGs, labels.json, README.md); returns the labels."""
     folder = out / "train"
@@ -449,7 +456,7 @@ def write_folder(
     t0 = time.time()
     for i in range(count):
         rng = np.random.default_rng([seed, i])
-        image, dice, p = render_frame(rng, width, height, spp, datasets)
+        image, dice, p = render_frame(rng, width, height, spp, photo_folders)
         name = f"render-{seed}-{i:05d}.jpg"
         cv2.imwrite(str(folder / name), image, [cv2.IMWRITE_JPEG_QUALITY, p.jpeg])
         all_labels[name] = {"width": width, "height": height, "dice": dice}
@@ -513,19 +520,18 @@ def contact_sheet(
     return np.vstack(rows)
 
 
-def sample_photos(datasets: Path, n: int, rng: np.random.Generator) -> list:
-    """``n`` train photos of different datasets with their labels and a caption."""
+def sample_photos(folders: list[Path], n: int, rng: np.random.Generator) -> list:
+    """``n`` photos of the split ``folders`` (one after another) with their labels and a caption."""
     from vision.datasets import load_photos
 
-    folders = sorted(p for p in Path(datasets).iterdir() if (p / "train" / "labels.json").is_file())
     out = []
     for k in range(n):
         folder = folders[k % len(folders)]
-        photos = load_photos(folder / "train")
+        photos = load_photos(folder)
         photo = photos[int(rng.integers(0, len(photos)))]
         img = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
         dice = [{"value": v, "box": list(b)} for v, b in photo.dice]
-        out.append((img, dice, f"photo: {folder.name}"))
+        out.append((img, dice, f"photo: {folder.parent.name}"))
     return out
 
 
@@ -547,18 +553,32 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--count and --spp must be at least 1, --width and --height at least 32")
     if args.datasets is not None and not args.datasets.is_dir():
         ap.error(f"--datasets {args.datasets}: no such folder")
-    if args.sheet is not None and args.datasets is None:
-        ap.error("--sheet needs --datasets (the real photos it shows)")
-    import drjit as dr
-    import mitsuba as mi
+    if args.sheet is not None and not (args.datasets and textures.train_folders(args.datasets, args.out)):
+        ap.error("--sheet needs --datasets holding labelled train photos (the real photos it shows)")
+    made = args.out / "train" / "labels.json"
+    if made.is_file():
+        try:
+            names = list(json.loads(made.read_text()))
+        except (OSError, ValueError):
+            names = ["?"]
+        if any(not n.startswith("render-") for n in names):
+            ap.error(f"--out {args.out}: holds frames this command did not render; choose another folder")
+    try:
+        import drjit as dr
+        import mitsuba as mi
+    except ImportError:
+        ap.error(
+            "needs Mitsuba 3, in the train extra: pip install -e '.[train]' (or the lock's mitsuba and drjit)"
+        )
 
     mi.set_variant(VARIANT)
     dr.set_thread_count(args.threads)
-    labelled = write_folder(args.out, args.count, args.seed, args.width, args.height, args.spp, args.datasets)
+    folders = textures.train_folders(args.datasets, leave_out=args.out) if args.datasets else []
+    labelled = write_folder(args.out, args.count, args.seed, args.width, args.height, args.spp, folders)
     if args.sheet is not None:
         folder = args.out / "train"
         frames = [(cv2.imread(str(folder / name)), lab["dice"]) for name, lab in list(labelled.items())[:8]]
-        photos = sample_photos(args.datasets, 4, np.random.default_rng(args.seed))
+        photos = sample_photos(folders, 4, np.random.default_rng(args.seed))
         args.sheet.parent.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(args.sheet), contact_sheet(frames, photos), [cv2.IMWRITE_PNG_COMPRESSION, 9])
         print(f"wrote {args.sheet}")

@@ -121,11 +121,18 @@ def board(rng: np.random.Generator, size: int) -> np.ndarray:
     return tex * (0.95 + 0.05 * noise(rng, size, 50, 2))[..., None]
 
 
-def photo_tile(rng: np.random.Generator, size: int, datasets: Path | None) -> np.ndarray | None:
-    """A square cut from a random train photo of ``datasets`` that holds no labelled die, or None."""
-    if datasets is None:
-        return None
-    folders = sorted(p / "train" for p in Path(datasets).iterdir() if (p / "train" / "labels.json").is_file())
+def train_folders(datasets: Path, leave_out: Path | None = None) -> list[Path]:
+    """The train splits of the datasets in ``datasets`` (a rendered folder ``leave_out`` left out)."""
+    skip = leave_out.resolve() if leave_out is not None else None
+    return sorted(
+        p / "train"
+        for p in Path(datasets).iterdir()
+        if (p / "train" / "labels.json").is_file() and p.resolve() != skip
+    )
+
+
+def photo_tile(rng: np.random.Generator, size: int, folders: list[Path]) -> np.ndarray | None:
+    """A square cut from a random photo of the split ``folders`` that holds no labelled die, or None."""
     if not folders:
         return None
     for _ in range(20):
@@ -155,10 +162,11 @@ def photo_tile(rng: np.random.Generator, size: int, datasets: Path | None) -> np
     return None
 
 
-def draw(rng: np.random.Generator, kind: str, size: int = 512, datasets: Path | None = None) -> np.ndarray:
-    """A texture of ``kind`` (one of KINDS); a photo tile falls back to felt when none is found."""
+def draw(rng: np.random.Generator, kind: str, size: int = 512, folders: list[Path] = ()) -> np.ndarray:
+    """A texture of ``kind`` (one of KINDS); a photo tile (from the split ``folders``) falls back
+    to felt when there is none."""
     if kind == "photo":
-        tile = photo_tile(rng, size, datasets)
+        tile = photo_tile(rng, size, list(folders))
         if tile is not None:
             return tile
         kind = "felt"
