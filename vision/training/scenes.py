@@ -60,13 +60,17 @@ def _hull(points: np.ndarray) -> np.ndarray:
     def half(seq):
         out: list = []
         for p in seq:
-            while len(out) >= 2 and np.cross(np.subtract(out[-1], out[-2]), np.subtract(p, out[-2])) <= 0:
+            while len(out) >= 2 and _cross(np.subtract(out[-1], out[-2]), np.subtract(p, out[-2])) <= 0:
                 out.pop()
             out.append(p)
         return out
 
     lower, upper = half(pts), half(reversed(pts))
     return np.array(lower[:-1] + upper[:-1])
+
+
+def _cross(a, b) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
 
 
 def overlap(a: np.ndarray, b: np.ndarray) -> bool:
