@@ -148,7 +148,9 @@ def plan(rng: np.random.Generator, width: int, height: int, photo_folders: list[
     radius = max(0.0, (room - 0.7) * die_mm) * rng.uniform(0.6, 1.0)
     fits = max(1, int((radius / die_mm + 0.6) ** 2 * 1.5))
     count = int(rng.integers(1, min(8, fits) + 1))
-    layout = sample_layout(rng, count, radius, size_range=(die_mm * 0.85, die_mm * 1.15))
+    layout = sample_layout(
+        rng, count, radius, size_range=(max(12.0, die_mm * 0.85), min(22.0, die_mm * 1.15))
+    )
     meshes = [build(d.shape) for d in layout.dice]
     looks = [draw_look(rng, m.vertices) for m in meshes]
     centre = np.mean([d.position for d in layout.dice], axis=0) if layout.dice else np.zeros(3)
@@ -196,7 +198,7 @@ def plan(rng: np.random.Generator, width: int, height: int, photo_folders: list[
     slant_dist = float(np.linalg.norm(camera.origin - camera.target))
     aperture = 0.0
     if rng.random() < 0.3:  # a shallow focus, a little in front of or behind the dice
-        aperture = float(slant_dist * rng.uniform(0.002, 0.02))
+        aperture = float(slant_dist * rng.uniform(0.003, 0.025))
     dim = rng.random() < 0.2
     return Plan(
         layout=layout,
@@ -217,7 +219,7 @@ def plan(rng: np.random.Generator, width: int, height: int, photo_folders: list[
         noise=float(rng.uniform(0.01, 0.04) * (2.5 if dim else 1.0)),
         jpeg=int(rng.integers(40, 96)),
         seed=int(rng.integers(0, 2**31 - 1)),
-        extras={"focus": float(slant_dist * rng.uniform(0.95, 1.05))},
+        extras={"focus": float(slant_dist * rng.uniform(0.85, 1.15))},
     )
 
 
