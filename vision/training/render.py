@@ -19,7 +19,7 @@ import argparse
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -122,12 +122,12 @@ class Plan:
     floor: np.ndarray | None  # the tray's floor texture
     wall_color: np.ndarray
     aperture: float  # thin lens radius, mm (0: pinhole)
+    focus: float  # distance in focus, mm
     exposure: float  # the frame's median brightness, linear
     motion: tuple[float, float]  # blur length px, angle
     noise: float
     jpeg: int
     seed: int
-    extras: dict = field(default_factory=dict)
 
 
 def _light_color(rng: np.random.Generator) -> np.ndarray:
@@ -219,7 +219,7 @@ def plan(rng: np.random.Generator, width: int, height: int, photo_folders: list[
         noise=float(rng.uniform(0.01, 0.04) * (2.5 if dim else 1.0)),
         jpeg=int(rng.integers(40, 96)),
         seed=int(rng.integers(0, 2**31 - 1)),
-        extras={"focus": float(slant_dist * rng.uniform(0.85, 1.15))},
+        focus=float(slant_dist * rng.uniform(0.85, 1.15)),
     )
 
 
@@ -260,7 +260,7 @@ def scene_dict(p: Plan, spp: int) -> dict:
     }
     if p.aperture > 0:
         sensor["aperture_radius"] = p.aperture
-        sensor["focus_distance"] = p.extras["focus"]
+        sensor["focus_distance"] = p.focus
     translucent = any(look.body == "translucent" for look in p.looks)
     scene: dict = {
         "type": "scene",
