@@ -224,6 +224,11 @@ def sample_layout(rng: np.random.Generator, count: int, radius: float, size_rang
                     normal = np.array([math.cos(side), math.sin(side)])
                     plane = float(other.position[:2] @ normal + other.size / 2)
                     _lean(die, normal, plane, other.size, tilt, side)
+                    # Beside the die it leans on, not only level with its face.
+                    across = np.array([-normal[1], normal[0]])
+                    shift = float((other.position[:2] - die.position[:2]) @ across)
+                    shift += rng.uniform(-0.3, 0.3) * min(other.size, die.size)
+                    die.position[:2] += across * shift
                 else:
                     continue
                 die.how = "cocked"
