@@ -17,7 +17,9 @@ does on a camera it has never seen.
 Beside the photos, a share of the crops comes from frames the project renders
 itself (``vision.synth``): flat dice, and empty tables of printed text, play
 mats, speckle, stains and cloth, so that the finder also knows the simulated
-camera's dice and does not take a table's print for a die.
+camera's dice and does not take a table's print for a die. A folder of path-traced frames
+(``python -m vision.training.render``) among the datasets is read as one; its dice labelled 0
+(no face up) are not marked for the finder.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import numpy as np
 
 from vision.datasets import load_photos
 from vision.finder import BAND, INPUT_MEAN, INPUT_SCALE, STRIDE
+from vision.training.sources import top_faces
 
 CROP = 128
 # Share of training crops taken from rendered frames rather than photos.
@@ -65,7 +68,7 @@ def load(datasets: Path, leave_out: str | None):
             img = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
             if img is None:
                 continue
-            items.append((img, die_sizes(photo.dice, pip_area), folder.name))
+            items.append((img, die_sizes(top_faces(photo.dice), pip_area), folder.name))
         print(f"{folder.name}: {sum(1 for it in items if it[2] == folder.name)} photos", flush=True)
     return items
 

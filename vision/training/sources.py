@@ -1,9 +1,13 @@
-"""The labelled frames training reads: the datasets' train photos and frames the project renders."""
+"""The labelled frames training reads: the datasets' train photos and frames the project renders.
+
+A folder of ``python -m vision.training.render`` is read as a dataset (its ``train`` split); its
+dice with no top face are labelled 0, as ``rendered`` labels a troubled die.
+"""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import cv2
@@ -25,6 +29,12 @@ def photos(folder: Path, only: int = 0, skip: int = 0) -> Iterator[tuple[np.ndar
         image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
         if image is not None:
             yield image, [{"value": v, "box": list(b)} for v, b in photo.dice]
+
+
+def top_faces(dice: Iterable[tuple[int, tuple]]) -> list[tuple[int, tuple]]:
+    """The labelled dice that show a top face: a rendered frame labels a die with none (cocked,
+    under another, its top hidden) 0, and the finder is not to mark it."""
+    return [(v, box) for v, box in dice if v]
 
 
 def rendered(count: int, seed: int = 10_000) -> Iterator[tuple[np.ndarray, list[dict]]]:
