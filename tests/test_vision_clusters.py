@@ -30,3 +30,32 @@ def test_a_dies_pips_seen_as_spots_are_dropped_and_the_die_kept() -> None:
     specks = [(Spot(p.real, p.imag, 11, 0.4), reading(1, [p])) for p in pips]
     kept = reader._one_per_die([big, *specks])
     assert [r.value for _, r in kept] == [2]
+
+
+def test_rendered_dice_lying_together_are_right_or_refused_never_wrong() -> None:
+    from vision.calibration import fit
+    from vision.synth import touching_scene
+
+    width, height = 640, 480
+    right = readings = 0
+    for size in (36, 60):
+        # The side the reader gives such a die (its box, shadow and all) is about 1.32 drawn sides.
+        sizes = fit(
+            [(x, y, size * 1.32) for x in range(40, 640, 80) for y in range(40, 480, 80)], width, height
+        )
+        for n in (2, 3):
+            for seed in range(8):
+                rng = np.random.default_rng(100 + seed)
+                colours = (
+                    [((235, 235, 235), (20, 20, 20))] if seed % 2 == 0 else [((40, 40, 40), (230, 230, 230))]
+                )
+                values = [int(v) for v in rng.integers(1, 7, n)]
+                kind = "cloth" if seed % 2 == 0 else "plain"
+                img, placed = touching_scene(width, height, values, size, rng, kind, colours)
+                for known in (None, sizes):
+                    got = [d.value for d in reader.read_dice(img, sizes=known) if d.confidence >= 0.9]
+                    assert all(got.count(v) <= values.count(v) for v in got), (size, values, got)
+                    right += sorted(got) == sorted(values)
+                    readings += 1
+    # Measured 14 of 64 groups read whole (the rest partly refused); target: every one with a calibration.
+    assert readings == 64 and right >= 10
