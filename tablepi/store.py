@@ -441,12 +441,18 @@ def _free_bytes(folder: Path) -> int | None:
 
 
 class _ReadOnly(sqlite3.DatabaseError):
-    """The database is there but the table may not write to it."""
+    """The database is there but the table may not write to it (a read-only folder, a full disk)."""
 
 
 def _read_only_error(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "readonly" in text or "read-only" in text
+
+
+def _disk_error(exc: BaseException) -> bool:
+    # SQLite's SQLITE_FULL or SQLITE_IOERR: a write the disk refused says nothing of the file.
+    text = str(exc).lower()
+    return "disk is full" in text or "disk i/o error" in text
 
 
 def _write_failure(path: Path, exc: sqlite3.Error) -> str:
@@ -515,6 +521,7 @@ class Store:
         self.moved_aside: Path | None = None
         self._lock = threading.RLock()
         self.write_problem: str | None = None
+        self._read_only_why: str | None = None  # why the database was opened read-only
         self.write_failures = 0
         self.lost: str | None = None
         self.lost_writes = 0
@@ -526,10 +533,17 @@ class Store:
         try:
             self._conn = self._open()
         except _ReadOnly as exc:
-            # A folder the table may not write to is not damage: read the
-            # games as they are, and refuse every change with the reason.
+            # A folder the table may not write to, or a disk that refuses writes,
+            # is not damage: read the games as they are, and refuse every change with the reason.
             self._conn = self._open_read_only()
             self.write_problem = _write_failure(self.path, sqlite3.OperationalError(str(exc)))
+            if _disk_error(exc):
+                self.write_problem = (
+                    f"the disk holding {self.data_dir} refused a write at start ({exc}; "
+                    f"{(_free_bytes(self.data_dir) or 0) // 1024} KiB free): the games are read as they "
+                    "are and none can be saved; free some space or check the card, then restart the table"
+                )
+            self._read_only_why = self.write_problem
             log.error("%s", self.write_problem)
         except sqlite3.DatabaseError as exc:
             try:
@@ -591,7 +605,7 @@ class Store:
             conn.execute(TALLIES_TABLE.format(schema=""))
         except (sqlite3.DatabaseError, ValueError) as exc:
             conn.close()
-            if header is not None and _read_only_error(exc):
+            if header is not None and (_read_only_error(exc) or _disk_error(exc)):
                 raise _ReadOnly(str(exc)) from exc
             raise sqlite3.DatabaseError(str(exc)) from exc
         return conn
@@ -704,6 +718,8 @@ class Store:
         """Find out at start-up whether the database can be written, so that a
         read-only folder is a problem on /healthz, not a surprise at the first
         command."""
+        if self.write_problem is not None:
+            return  # opened read-only, for the reason it says
         try:
             with self._transaction() as conn:
                 conn.execute(
@@ -786,7 +802,7 @@ class Store:
                 if isinstance(exc, sqlite3.IntegrityError):
                     raise  # the caller's mistake, not the disk's
                 self.write_failures += 1
-                self.write_problem = _write_failure(self.path, exc)
+                self.write_problem = self._read_only_why or _write_failure(self.path, exc)
                 log.error("%s", self.write_problem)
                 raise StoreError(self.write_problem) from exc
             self.write_problem = None
