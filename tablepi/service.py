@@ -29,6 +29,7 @@ import logging
 import os
 import queue
 import random
+import re
 import socket
 import threading
 import time
@@ -125,6 +126,16 @@ def controller_class(kind: str) -> Any:
         if value.__module__ == module.__name__ and value.__name__.endswith("Controller"):
             return value
     return None
+
+
+# A folder named in a problem: the stream every viewer reads gets its last name only.
+_FOLDER = re.compile(r"(?<![\w.~])(?:~/|/)(?:[^\s/:;,()'\"]+/)*(?=[^\s/:;,()'\"]+)")
+
+
+def public_words(message: str) -> str:
+    """A problem as every viewer may read it: the folders it names cut to their last name
+    (the whole path is for /healthz with the PIN, the terminal and the log)."""
+    return _FOLDER.sub("…/", message)
 
 
 class Service:
@@ -224,7 +235,7 @@ class Service:
         if not logged:
             log.error("%s", message)
         self.problems.append(message)
-        self.table.publish("error", {"message": message})
+        self.table.publish("error", {"message": public_words(message)})
 
     def _open_devices(self) -> dict[str, Any]:
         """The buttons, display and buzzer; each one that fails is replaced by
@@ -463,7 +474,7 @@ class Service:
             if self.controller is None:
                 self._show_start()
             return
-        self.table.publish("error", {"message": problem})
+        self.table.publish("error", {"message": public_words(problem)})
         self.display.error("Games cannot be saved: see the web page")
 
     def _deliver_state(self, state: dict[str, Any]) -> None:

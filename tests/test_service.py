@@ -291,3 +291,28 @@ def test_close_stops_the_camera_and_frees_the_pins(tmp_path: Path) -> None:
     assert not any(t.name.endswith("-grabber") and t.is_alive() for t in threading.enumerate())
     assert not any(t.name.startswith("tablepi-") and t.is_alive() for t in threading.enumerate())
     assert service.buttons.closed
+
+
+def test_problems_reach_every_viewer_without_the_tables_folders(tmp_path: Path) -> None:
+    svc = Service(Config(data_dir=tmp_path), tmp_path, simulate=True, camera=False)
+    try:
+        problem = f"the disk holding {tmp_path / 'games'} is full (database or disk is full); free some space"
+        svc.store.health = lambda: problem  # type: ignore[method-assign]
+        sub = svc.table.subscribe()
+        svc._watch_store()
+        svc.report_problem("the camera at /dev/video0 vanished")
+        events = []
+        while (event := sub.get(1)) is not None and len(events) < 10:
+            events.append(event)
+            if sum(e.type == "error" for e in events) == 2:
+                break
+        errors = [e.data["message"] for e in events if e.type == "error"]
+        assert errors == [
+            "the disk holding …/games is full (database or disk is full); free some space",
+            "the camera at …/video0 vanished",
+        ]
+        assert str(tmp_path) not in " ".join(errors)
+        assert problem in svc.health()["problems"] or svc.health()["store"]["problem"] == problem
+    finally:
+        svc.store.health = lambda: None  # type: ignore[method-assign]
+        svc.close()
