@@ -69,7 +69,16 @@ def open_display(cfg: Any = None, simulate: bool = False):
 class TableDisplay:
     """The table's screens on a luma device."""
 
-    def __init__(self, device=None, idle_seconds: float = 120, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        device=None,
+        idle_seconds: float = 120,
+        clock: Callable[[], float] = time.monotonic,
+        translate: Callable[[str], str] | None = None,
+    ):
+        # Turns the English words of a screen into the table's language (the
+        # table sets it: tablepi.i18n.Words.text); none keeps them in English.
+        self.translate: Callable[[str], str] = translate or _same
         self._device = device if device is not None else dummy(width=WIDTH, height=HEIGHT, mode="1")
         self._clock = clock
         self._idle_seconds = float(idle_seconds)
@@ -300,7 +309,7 @@ class TableDisplay:
             frame = canvas(self._device)
             try:
                 with frame as draw:
-                    p = screens.Painter(draw, self._device.size)
+                    p = screens.Painter(draw, self._device.size, self.translate)
                     painter(p, *args)
                     if self._badge:
                         screens.badge(p, self._badge)
@@ -327,11 +336,15 @@ class TableDisplay:
 
     def _draw_off_screen(self, painter: Callable, args: tuple) -> Image.Image:
         image = Image.new("1", self._device.size)
-        p = screens.Painter(ImageDraw.Draw(image), self._device.size)
+        p = screens.Painter(ImageDraw.Draw(image), self._device.size, self.translate)
         painter(p, *args)
         if self._badge:
             screens.badge(p, self._badge)
         return image
+
+
+def _same(text: str) -> str:
+    return text
 
 
 def _png(image: Image.Image) -> bytes:
