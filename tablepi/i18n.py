@@ -159,7 +159,8 @@ class Words:
         this language; the message itself when the catalog has no template for it."""
         if self.lang == DEFAULT or not english:
             return english
-        return self._text(english, 0)
+        # The rule codes ("(B7)") are for developers: a player reads the sentence.
+        return self._text(plain(english), 0)
 
     @lru_cache(maxsize=4096)  # noqa: B019 - one Words per language, kept for the process
     def _text(self, english: str, depth: int) -> str:
@@ -194,10 +195,21 @@ class Words:
 
         digits = english.rstrip("%").replace(",", "")
         places = len(digits.split(".")[1]) if "." in digits else 0
-        pattern = "#,##0" + ("." + "0" * places if places else "")
         if english.endswith("%"):
-            return format_percent(float(digits) / 100, pattern + "%", locale=self.lang)
-        return format_decimal(float(digits), pattern, locale=self.lang)
+            pattern = number_pattern(self.lang, places, percent=True)
+            return format_percent(float(digits) / 100, pattern, locale=self.lang)
+        return format_decimal(float(digits), number_pattern(self.lang, places), locale=self.lang)
+
+
+def number_pattern(lang: str, places: int = 0, percent: bool = False) -> str:
+    """The language's own pattern for a number or a percentage ("#,##0 %" in
+    German), with ``places`` digits after the decimal point."""
+    from babel import Locale
+
+    formats = Locale.parse(lang).percent_formats if percent else Locale.parse(lang).decimal_formats
+    pattern = formats[None].pattern.split(";")[0]
+    pattern = re.sub(r"0(\.0+|\.#+)?", "0", pattern, count=1) if "0" in pattern else pattern
+    return pattern.replace("0", "0." + "0" * places, 1) if places else pattern
 
 
 def plain(text: str) -> str:

@@ -18,7 +18,7 @@ from babel.messages.pofile import read_po
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from flask_babel import Babel, format_decimal, format_percent, get_locale
 
-from tablepi.i18n import DEFAULT, LOCALE_DIR, language_name, languages, words
+from tablepi.i18n import DEFAULT, LOCALE_DIR, language_name, languages, number_pattern, words
 from web.auth import check_json_change
 from web.body import json_body
 from web.errors import error_response
@@ -68,12 +68,12 @@ def decimal(value: float, digits: int | None = None) -> str:
     """A number as the reader writes it (1,234.5 or 1.234,5); ``digits`` after the point."""
     if digits is None:
         return format_decimal(value)
-    return format_decimal(value, format="#,##0" + ("." + "0" * digits if digits else ""))
+    return format_decimal(value, format=number_pattern(current(), digits))
 
 
 def percent(share: float, digits: int = 0) -> str:
     """A share (0..1) as a percentage ("42%", German "42 %")."""
-    return format_percent(share, format="#,##0" + ("." + "0" * digits if digits else "") + "%")
+    return format_percent(share, format=number_pattern(current(), digits, percent=True))
 
 
 def significant(value: float) -> str:

@@ -9,6 +9,8 @@
   var TP = window.TablePi;
   var $ = function (id) { return document.getElementById(id); };
   var _ = TP._;
+  // The printed boards' names as the catalog has them (the server sends them in English).
+  var BOARD_NAMES = [_("Board A"), _("Board B"), _("Board C"), _("Board D")];
   var PRINTED = JSON.parse($("layouts-json").textContent);
   var COLUMNS = ["1", "2", "3", "4", "5", "6", "straight"];
   var KINDS = {
