@@ -92,6 +92,7 @@ class TableDisplay:
         self._dimmed = False
         self._last_activity = clock()
         self._last_boxes: list[tuple[int, int, int, int]] = []
+        self._last_painter: screens.Painter | None = None
         self._write_ok = True
         # A mark in the top right corner on every screen (the venue link being
         # down), and the last screen drawn, to draw it again when the mark changes.
@@ -169,6 +170,16 @@ class TableDisplay:
     def drawn_boxes(self) -> list[tuple[int, int, int, int]]:
         """Bounding boxes of everything the last screen drew (for checks)."""
         return list(self._last_boxes)
+
+    @property
+    def drawn_texts(self) -> list[tuple[str, int]]:
+        """The texts the last screen drew, with their font sizes (for checks)."""
+        return list(self._last_painter.texts) if self._last_painter is not None else []
+
+    @property
+    def shortened_texts(self) -> list[tuple[str, str]]:
+        """Texts the last screen had to shorten to fit, as (asked, drawn) (for checks)."""
+        return list(self._last_painter.shortened) if self._last_painter is not None else []
 
     def png(self) -> bytes:
         """What is on the screen now, as PNG bytes (secret or not: check ``secret``)."""
@@ -327,6 +338,7 @@ class TableDisplay:
             changed = image.tobytes() != self._image.tobytes()
             self._image = image
             self._last_boxes = p.boxes
+            self._last_painter = p
             self._mirror = None if mirror is None else self._draw_off_screen(painter, mirror)
             self._screen = name
             self._secret = secret

@@ -47,6 +47,10 @@ class Painter:
         self.tr: Callable[[str], str] = translate or (lambda text: text)
         self.width, self.height = size
         self.boxes: list[tuple[int, int, int, int]] = []
+        # Every text asked for that had to be shortened to fit: (asked, drawn).
+        self.shortened: list[tuple[str, str]] = []
+        # Every text drawn, with its font size.
+        self.texts: list[tuple[str, int]] = []
 
     def _box(self, x0: float, y0: float, x1: float, y1: float) -> None:
         self.boxes.append((math.floor(x0), math.floor(y0), math.ceil(x1), math.ceil(y1)))
@@ -58,9 +62,12 @@ class Painter:
         """``text``, shortened with an ellipsis until it is at most ``width`` wide."""
         if self.text_width(text, size) <= width:
             return text
+        asked = text
         while text and self.text_width(text + "…", size) > width:
             text = text[:-1]
-        return text.rstrip() + "…" if text else ""
+        shown = text.rstrip() + "…" if text else ""
+        self.shortened.append((asked, shown))
+        return shown
 
     def text(
         self, xy: tuple[float, float], text: str, size: int, fill: int = WHITE, anchor: str = "la"
@@ -68,6 +75,7 @@ class Painter:
         if not text:
             return
         f = font(size)
+        self.texts.append((text, size))
         self.draw.text(xy, text, font=f, fill=fill, anchor=anchor)
         bbox = self.draw.textbbox(xy, text, font=f, anchor=anchor)
         self._box(*bbox)
@@ -109,7 +117,7 @@ def start(p: Painter, address: str, pin: str, camera: str = "") -> None:
     p.centred(20, p.tr(address), 10)
     p.centred(32, f"PIN {pin}", 18)
     if camera:
-        p.centred(54, p.tr(camera), 9)
+        p.centred(53, p.tr(camera), 9)
 
 
 BADGE_WIDTH, BADGE_HEIGHT = 15, 11
@@ -213,7 +221,7 @@ def die(p: Painter, x: int, y: int, size: int, value: int | None) -> None:
 def dice(
     p: Painter, values: list[int | None], player: str, note: str = "", kept: tuple[int, ...] = ()
 ) -> None:
-    p.centred(0, player, 12)
+    p.centred(0, p.tr(player), 12)  # a player's name, or what is wrong with the reading
     count = max(1, len(values))
     gap = 3
     size = min(22, (p.width - 2 - gap * (count - 1)) // count)
@@ -314,6 +322,7 @@ def wrap(p: Painter, text: str, size: int, width: float, max_lines: int) -> list
     if current:
         lines.append(current)
     if len(lines) > max_lines:
+        p.shortened.append((text, " ".join(lines[:max_lines])))
         lines = lines[:max_lines]
         lines[-1] = lines[-1] + " …"
     return [p.fit(line, size, width) for line in lines]

@@ -224,7 +224,8 @@ def _pattern(template: str) -> re.Pattern[str]:
     for field in _FIELD.finditer(template):
         parts.append(re.escape(template[position : field.start()]))
         name = field.group(1)
-        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.*?)")
+        # A field never spans a join of two messages ("+1 in 3 & +2 in 5").
+        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>(?:(?! & | · ).)*?)")
         seen.add(name)
         position = field.end()
     parts.append(re.escape(template[position:]))

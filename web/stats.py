@@ -44,11 +44,11 @@ def _store() -> Store:
 
 
 def when(stamp: float) -> str:
-    """A date and time as the reader writes them ("06 Dec 2026 09:15", "06.12.2026 09:15")."""
+    """A date and time as the reader writes them ("06 Dec 2026 09:15", "06.12.26 09:15")."""
     moment = datetime.fromtimestamp(stamp)
     if current() == DEFAULT:
         return moment.strftime("%d %b %Y %H:%M")
-    return format_datetime(moment, "dd.MM.yyyy HH:mm" if current() == "de" else "short")
+    return format_datetime(moment, "dd.MM.yy HH:mm" if current() == "de" else "short")
 
 
 def length_words(game: PlayedGame) -> str:

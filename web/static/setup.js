@@ -13,6 +13,7 @@
   var BOARD_NAMES = [_("Board A"), _("Board B"), _("Board C"), _("Board D")];
   var PRINTED = JSON.parse($("layouts-json").textContent);
   var COLUMNS = ["1", "2", "3", "4", "5", "6", "straight"];
+  var COLUMN_WORDS = { straight: _("straight") };
   var KINDS = {
     beam_me_up: { min: 2, max: 4, hint: _("2 to 4 players; each plays on a printed board (A to D) or a saved layout. " +
       "Tick “table” for a seat the table plays itself: play alone against it, or fill an empty seat.") },
@@ -201,7 +202,7 @@
 
   // -- layout editor ------------------------------------------------------------
   var CYCLE = [null, "rocket", "pink", "blue"];
-  var SQUARE_WORDS = { "": _("empty"), rocket: _("rocket"), pink: _("pink star"), blue: _("blue star") };
+  var SQUARE_WORDS = { "": _("empty"), rocket: _("rocket"), pink: _("pink"), blue: _("blue") };
   var KEYS = { rocket: "rockets", pink: "pink_stars", blue: "blue_stars" };
   var grid = {};   // "column:row" -> "rocket" | "pink" | "blue"
   var topRow = 7;
@@ -238,7 +239,7 @@
           (cls === "rocket" ? "rocket" : "star") + '"/></svg></span>' : "";
         html += '<button type="button" class="sq' + (r === 0 ? " r0" : r >= space ? " space" : "") +
           '" data-sq="' + c + ":" + r + '"' + (r === 0 ? " disabled" : "") +
-          ' aria-label="' + esc(_("column {column}, row {row}: {what}", { column: c, row: r, what: SQUARE_WORDS[cls || ""] })) + '">' + icon + "</button>";
+          ' aria-label="' + esc(_("column {column}, row {row}: {what}", { column: COLUMN_WORDS[c] || c, row: r, what: SQUARE_WORDS[cls || ""] })) + '">' + icon + "</button>";
       });
     }
     $("editor").innerHTML = html;
@@ -304,7 +305,7 @@
       ["rockets", "pink_stars", "blue_stars"].forEach(function (k) {
         (l[k] || []).forEach(function (sq) {
           if (COLUMNS.indexOf(String(sq.column)) < 0 || !(sq.row >= 1 && sq.row <= (l.top_row || 7))) {
-            throw new Error(_("a square at column {column}, row {row} is not on the board", { column: sq.column, row: sq.row }));
+            throw new Error(_("a square at column {column}, row {row} is not on the board", { column: COLUMN_WORDS[sq.column] || sq.column, row: sq.row }));
           }
         });
       });

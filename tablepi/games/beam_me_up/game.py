@@ -200,9 +200,11 @@ class BeamMeUp:
         self._bonus = 0
         self._winner: int | None = None
         if self._phase == "advantage":
-            self._effects = [f"set-up (B10): {self._names[1]} moves 1 counter up one square"]
+            self._effects = [
+                N_("set-up (B10): {name} moves 1 counter up one square").format(name=self._names[1])
+            ]
         else:
-            self._effects = [f"{self._names[0]}'s turn"]
+            self._effects = [N_("{name}'s turn").format(name=self._names[0])]
         self._commands: list[dict[str, Any]] = []
 
     # -- construction and the protocol -------------------------------------------------
