@@ -18,7 +18,7 @@ from babel.messages.pofile import read_po
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from flask_babel import Babel, format_decimal, format_percent, get_locale
 
-from tablepi.i18n import DEFAULT, LOCALE_DIR, language_name, languages, number_pattern, words
+from tablepi.i18n import DEFAULT, LOCALE_DIR, N_, language_name, languages, number_pattern, words
 from web.auth import check_json_change
 from web.body import json_body
 from web.errors import error_response
@@ -162,7 +162,7 @@ def table_current():
 @bp.post("/api/language")
 def table_change():
     """The table's language (the TV, the OLED and phones that chose none)."""
-    refused = check_json_change("the language")
+    refused = check_json_change(N_("the language"))
     if refused is not None:
         return refused
     data = json_body()
