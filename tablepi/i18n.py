@@ -51,14 +51,21 @@ def N_(text: str) -> str:
 
 def languages() -> list[str]:
     """The languages the table can speak: English and each one with a catalog."""
+    return list(_languages(LOCALE_DIR))
+
+
+@lru_cache(maxsize=4)
+def _languages(folder: Path) -> tuple[str, ...]:
+    # Read once: every page asks, and the catalogs only change with an installation.
     found = {DEFAULT}
-    if LOCALE_DIR.is_dir():
-        for folder in LOCALE_DIR.iterdir():
-            if (folder / "LC_MESSAGES" / f"{DOMAIN}.po").is_file():
-                found.add(folder.name)
-    return sorted(found)
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            if (entry / "LC_MESSAGES" / f"{DOMAIN}.po").is_file():
+                found.add(entry.name)
+    return tuple(sorted(found))
 
 
+@lru_cache(maxsize=16)
 def language_name(lang: str) -> str:
     """A language's name in that language ("Deutsch", "English")."""
     from babel import Locale

@@ -111,6 +111,16 @@ def board_rows(player: dict[str, Any]) -> dict[str, Any]:
         for square in layout.get(key, []):
             specials[(str(square.get("column")), int(square.get("row", -1)))] = cls
     counters = player.get("counters") or {}
+    # Each square's tooltip, in the reader's language: looked up once per board, not per square.
+    where = gettext("column %(column)s, row %(row)s")
+    labels = {"straight": gettext("S")}
+    words = {"rocket": gettext("rocket"), "pink": gettext("pink star"), "blue": gettext("blue star")}
+
+    def title(column: str, row: int) -> str:
+        said = where % {"column": labels.get(column, column), "row": row}
+        special = specials.get((column, row))
+        return f"{said}: {words[special]}" if special else said
+
     rows = []
     for row in range(top, -1, -1):
         rows.append(
@@ -125,6 +135,7 @@ def board_rows(player: dict[str, Any]) -> dict[str, Any]:
                     }
                     for column in BMU_COLUMNS
                 ],
+                "titles": [title(column, row) for column in BMU_COLUMNS],
             }
         )
     return {"rows": rows, "space_row": space, "top_row": top, "layout_name": layout.get("name", "")}
