@@ -5,7 +5,25 @@
   var _ = window.TablePi._;
   // Words for the states a table reports, for the catalogs.
   var TIMER_WORDS = { ready: _("ready"), running: _("running"), paused: _("paused"), ended: _("time is up") };
-  var STATUS_WORDS = [_("offline"), _("online"), _("unknown"), _("connecting"), _("humans"), _("aliens")];
+  var STATUS_WORDS = [_("offline"), _("online"), _("unknown"), _("connecting"), _("the humans"), _("the aliens")];
+  // A table publishes its game's progress in English ("roll 2/3 · 5 to win",
+  // "mission 2 · Bridge", "round 4 · last round"): said here in the board's language.
+  var DETAILS = [
+    [/^roll (\d+)\/(\d+)$/, function (m) { return _("roll {n}/{of}", { n: m[1], of: m[2] }); }],
+    [/^(\d+) to win$/, function (m) { return _("{n} to win", { n: m[1] }); }],
+    [/^mission (\d+)$/, function (m) { return _("mission {n}", { n: m[1] }); }],
+    [/^round (\d+)$/, function (m) { return _("round {n}", { n: m[1] }); }],
+    [/^last round$/, function () { return _("last round"); }]
+  ];
+  function detailWords(detail) {
+    return String(detail).split(" · ").map(function (part) {
+      for (var i = 0; i < DETAILS.length; i++) {
+        var m = part.match(DETAILS[i][0]);
+        if (m) return DETAILS[i][1](m);
+      }
+      return part;  // a phase name, kept as the box prints it
+    }).join(" · ");
+  }
   var grid = document.getElementById("tables");
   var empty = document.getElementById("empty");
   var tables = new Map(); // table id -> {data, el}
@@ -77,7 +95,7 @@
     }
     root.appendChild(el("div", "t-game", game.title || game.kind));
     var bits = [];
-    if (game.detail) bits.push(game.detail);
+    if (game.detail) bits.push(detailWords(game.detail));
     if (game.turn && !game.finished) bits.push(game.kind === "outer_space" ? _("leader {name}", { name: game.turn }) : _("turn: {name}", { name: game.turn }));
     if (bits.length) root.appendChild(el("div", "t-detail", bits.join(" · ")));
     var players = game.players || [];
