@@ -11,7 +11,13 @@ LOCK   := requirements
 # apt's picamera2 and lgpio visible beside the locked packages.
 ON_PI  := $(shell grep -qas "Raspberry Pi" /proc/device-tree/model && echo yes)
 
-.PHONY: run test test-latest lint bench browser debs screenshots lock clean
+.PHONY: run test test-latest lint bench browser debs screenshots lock clean catalogs messages
+
+# The players' languages: gettext catalogs, .po under version control, .mo
+# compiled here (never committed). See README, "Language".
+LOCALE   := tablepi/locale
+CATALOGS := $(patsubst %.po,%.mo,$(wildcard $(LOCALE)/*/LC_MESSAGES/messages.po))
+KEYWORDS := -k _ -k N_ -k tr -k gettext -k ngettext:1,2 -k lazy_gettext
 
 $(VENV)/.table: $(LOCK)/table.txt $(LOCK)/pi.txt pyproject.toml
 ifeq ($(ON_PI),yes)
@@ -19,9 +25,23 @@ ifeq ($(ON_PI),yes)
 else
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --require-hashes -r $(LOCK)/table.txt
+	$(VENV)/bin/pybabel -q compile -d $(LOCALE) -D messages
 	$(PIP) --no-deps --no-build-isolation -e .
 endif
 	touch $@
+
+# A catalog edited since the environment was made is compiled again.
+$(LOCALE)/%/LC_MESSAGES/messages.mo: $(LOCALE)/%/LC_MESSAGES/messages.po | $(VENV)/.table
+	$(VENV)/bin/pybabel -q compile -i $< -o $@
+
+catalogs: $(CATALOGS)
+
+# Gather every marked message into the template and bring each language's
+# catalog up to date with it (new messages come in untranslated).
+messages: $(VENV)/.dev
+	$(VENV)/bin/pybabel -q extract -F babel.cfg $(KEYWORDS) --sort-by-file --no-wrap \
+	  --project TablePi --copyright-holder "TablePi" -o $(LOCALE)/messages.pot .
+	$(VENV)/bin/pybabel -q update -i $(LOCALE)/messages.pot -d $(LOCALE) -D messages --no-fuzzy-matching --ignore-obsolete --no-wrap
 
 $(VENV)/.dev: $(VENV)/.table $(LOCK)/dev.txt
 	$(PIP) --require-hashes -r $(LOCK)/dev.txt
@@ -50,10 +70,10 @@ debs:
 	    || { echo "Could not install $$(echo $$missing) via apt; the tests need them." >&2; exit 1; }; \
 	fi
 
-run: $(VENV)/.table
+run: $(VENV)/.table $(CATALOGS)
 	$(VENV)/bin/tablepi run
 
-test: $(VENV)/.dev browser debs
+test: $(VENV)/.dev $(CATALOGS) browser debs
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	# Two processes: the camera and browser tests wait on servers while the reader's use a core.
@@ -82,7 +102,7 @@ bench: $(VENV)/.dev debs
 	$(VENV)/bin/tablepi bench stats
 
 # The README's pictures, taken by the browser tests of a real simulated table.
-screenshots: $(VENV)/.dev browser debs
+screenshots: $(VENV)/.dev $(CATALOGS) browser debs
 	TABLEPI_PICTURES=docs/pictures $(VENV)/bin/pytest -q tests/test_browser_pictures.py
 
 # Refresh the lock: keep every pinned version that still fits pyproject.toml

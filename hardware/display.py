@@ -69,7 +69,16 @@ def open_display(cfg: Any = None, simulate: bool = False):
 class TableDisplay:
     """The table's screens on a luma device."""
 
-    def __init__(self, device=None, idle_seconds: float = 120, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        device=None,
+        idle_seconds: float = 120,
+        clock: Callable[[], float] = time.monotonic,
+        translate: Callable[[str], str] | None = None,
+    ):
+        # Turns the English words of a screen into the table's language (the
+        # table sets it: tablepi.i18n.Words.text); none keeps them in English.
+        self.translate: Callable[[str], str] = translate or _same
         self._device = device if device is not None else dummy(width=WIDTH, height=HEIGHT, mode="1")
         self._clock = clock
         self._idle_seconds = float(idle_seconds)
@@ -83,6 +92,7 @@ class TableDisplay:
         self._dimmed = False
         self._last_activity = clock()
         self._last_boxes: list[tuple[int, int, int, int]] = []
+        self._last_painter: screens.Painter | None = None
         self._write_ok = True
         # A mark in the top right corner on every screen (the venue link being
         # down), and the last screen drawn, to draw it again when the mark changes.
@@ -160,6 +170,16 @@ class TableDisplay:
     def drawn_boxes(self) -> list[tuple[int, int, int, int]]:
         """Bounding boxes of everything the last screen drew (for checks)."""
         return list(self._last_boxes)
+
+    @property
+    def drawn_texts(self) -> list[tuple[str, int]]:
+        """The texts the last screen drew, with their font sizes (for checks)."""
+        return list(self._last_painter.texts) if self._last_painter is not None else []
+
+    @property
+    def shortened_texts(self) -> list[tuple[str, str]]:
+        """Texts the last screen had to shorten to fit, as (asked, drawn) (for checks)."""
+        return list(self._last_painter.shortened) if self._last_painter is not None else []
 
     def png(self) -> bytes:
         """What is on the screen now, as PNG bytes (secret or not: check ``secret``)."""
@@ -300,7 +320,7 @@ class TableDisplay:
             frame = canvas(self._device)
             try:
                 with frame as draw:
-                    p = screens.Painter(draw, self._device.size)
+                    p = screens.Painter(draw, self._device.size, self.translate)
                     painter(p, *args)
                     if self._badge:
                         screens.badge(p, self._badge)
@@ -318,6 +338,7 @@ class TableDisplay:
             changed = image.tobytes() != self._image.tobytes()
             self._image = image
             self._last_boxes = p.boxes
+            self._last_painter = p
             self._mirror = None if mirror is None else self._draw_off_screen(painter, mirror)
             self._screen = name
             self._secret = secret
@@ -327,11 +348,15 @@ class TableDisplay:
 
     def _draw_off_screen(self, painter: Callable, args: tuple) -> Image.Image:
         image = Image.new("1", self._device.size)
-        p = screens.Painter(ImageDraw.Draw(image), self._device.size)
+        p = screens.Painter(ImageDraw.Draw(image), self._device.size, self.translate)
         painter(p, *args)
         if self._badge:
             screens.badge(p, self._badge)
         return image
+
+
+def _same(text: str) -> str:
+    return text
 
 
 def _png(image: Image.Image) -> bytes:

@@ -9,6 +9,7 @@ ellipsis rather than clipped mid-letter.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
 
 from PIL import ImageDraw, ImageFont
@@ -38,10 +39,18 @@ def font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
 class Painter:
     """Draws on an ImageDraw and records the bounding box of every element."""
 
-    def __init__(self, draw: ImageDraw.ImageDraw, size: tuple[int, int]):
+    def __init__(
+        self, draw: ImageDraw.ImageDraw, size: tuple[int, int], translate: Callable[[str], str] | None = None
+    ):
         self.draw = draw
+        # The screen's words in the table's language (see TableDisplay.translate).
+        self.tr: Callable[[str], str] = translate or (lambda text: text)
         self.width, self.height = size
         self.boxes: list[tuple[int, int, int, int]] = []
+        # Every text asked for that had to be shortened to fit: (asked, drawn).
+        self.shortened: list[tuple[str, str]] = []
+        # Every text drawn, with its font size.
+        self.texts: list[tuple[str, int]] = []
 
     def _box(self, x0: float, y0: float, x1: float, y1: float) -> None:
         self.boxes.append((math.floor(x0), math.floor(y0), math.ceil(x1), math.ceil(y1)))
@@ -53,9 +62,12 @@ class Painter:
         """``text``, shortened with an ellipsis until it is at most ``width`` wide."""
         if self.text_width(text, size) <= width:
             return text
+        asked = text
         while text and self.text_width(text + "…", size) > width:
             text = text[:-1]
-        return text.rstrip() + "…" if text else ""
+        shown = text.rstrip() + "…" if text else ""
+        self.shortened.append((asked, shown))
+        return shown
 
     def text(
         self, xy: tuple[float, float], text: str, size: int, fill: int = WHITE, anchor: str = "la"
@@ -63,6 +75,7 @@ class Painter:
         if not text:
             return
         f = font(size)
+        self.texts.append((text, size))
         self.draw.text(xy, text, font=f, fill=fill, anchor=anchor)
         bbox = self.draw.textbbox(xy, text, font=f, anchor=anchor)
         self._box(*bbox)
@@ -101,10 +114,10 @@ def start(p: Painter, address: str, pin: str, camera: str = "") -> None:
     """The address and PIN to join with; under them, which camera reads the dice."""
     p.centred(0, "TablePi", 14)
     p.line([(0, 17), (p.width - 1, 17)])
-    p.centred(20, address, 10)
+    p.centred(20, p.tr(address), 10)
     p.centred(32, f"PIN {pin}", 18)
     if camera:
-        p.centred(54, camera, 9)
+        p.centred(53, p.tr(camera), 9)
 
 
 BADGE_WIDTH, BADGE_HEIGHT = 15, 11
@@ -131,7 +144,7 @@ def format_clock(seconds: float) -> str:
 def countdown(p: Painter, seconds: float, label: str = "") -> None:
     text = format_clock(seconds)
     if label:
-        p.centred(0, label, 10)
+        p.centred(0, p.tr(label), 10)
     size = 40
     while size > 16 and p.text_width(text, size) > p.width - 4:
         size -= 2
@@ -141,13 +154,16 @@ def countdown(p: Painter, seconds: float, label: str = "") -> None:
 def coin(p: Painter, result: str) -> None:
     if result == "alien":
         _alien(p, 2, 2)
-        word = "ALIEN"
+        word = p.tr("ALIEN")
     elif result == "human":
         _human(p, 2, 2)
-        word = "HUMAN"
+        word = p.tr("HUMAN")
     else:
         raise ValueError(f"coin result must be 'alien' or 'human', not {result!r}")
-    p.text((96, 32), word, 16, anchor="mm")
+    size = 16
+    while size > 9 and p.text_width(word, size) > p.width - 66:
+        size -= 1
+    p.text((96, 32), word, size, anchor="mm")
 
 
 def _alien(p: Painter, x: int, y: int) -> None:
@@ -205,7 +221,7 @@ def die(p: Painter, x: int, y: int, size: int, value: int | None) -> None:
 def dice(
     p: Painter, values: list[int | None], player: str, note: str = "", kept: tuple[int, ...] = ()
 ) -> None:
-    p.centred(0, player, 12)
+    p.centred(0, p.tr(player), 12)  # a player's name, or what is wrong with the reading
     count = max(1, len(values))
     gap = 3
     size = min(22, (p.width - 2 - gap * (count - 1)) // count)
@@ -217,17 +233,17 @@ def dice(
             p.rect((x, 17 + size + 2, x + size - 1, 17 + size + 4), fill=WHITE)
         x += size + gap
     if note:
-        p.centred(p.height - 14, note, 11)
+        p.centred(p.height - 14, p.tr(note), 11)
 
 
 def options(p: Painter, items: list[str], cursor: int, title: str = "", row_height: int = 12) -> None:
     top = 0
     if title:
-        p.centred(0, title, 11)
+        p.centred(0, p.tr(title), 11)
         p.line([(0, 13), (p.width - 1, 13)])
         top = 15
     if not items:
-        p.centred(top + 4, "(nothing)", 11)
+        p.centred(top + 4, p.tr("(nothing)"), 11)
         return
     visible = max(1, (p.height - top) // row_height)
     cursor = min(max(cursor, 0), len(items) - 1)
@@ -236,7 +252,7 @@ def options(p: Painter, items: list[str], cursor: int, title: str = "", row_heig
     text_width = p.width - (10 if scroll else 4)
     for row, index in enumerate(range(first, min(len(items), first + visible))):
         y = top + row * row_height
-        label = p.fit(items[index], 10, text_width)
+        label = p.fit(p.tr(items[index]), 10, text_width)
         if index == cursor:
             p.rect((0, y, p.width - (6 if scroll else 1), y + row_height - 1), fill=WHITE)
         p.text((2, y + row_height / 2), label, 10, fill=BLACK if index == cursor else WHITE, anchor="lm")
@@ -250,15 +266,15 @@ def options(p: Painter, items: list[str], cursor: int, title: str = "", row_heig
 
 def error(p: Painter, message: str) -> None:
     p.rect((0, 0, p.width - 1, 15), fill=WHITE)
-    p.text((p.width / 2, 2), "ERROR", 12, fill=BLACK, anchor="ma")
-    for i, line in enumerate(wrap(p, message, 11, p.width - 4, 3)):
+    p.text((p.width / 2, 2), p.fit(p.tr("ERROR"), 12, p.width - 4), 12, fill=BLACK, anchor="ma")
+    for i, line in enumerate(wrap(p, p.tr(message), 11, p.width - 4, 3)):
         p.text((2, 19 + i * 14), line, 11)
 
 
 def standings(p: Painter, rows: list[tuple[str, int]], cursor: int | None = None, title: str = "") -> None:
     top = 0
     if title:
-        p.centred(0, p.fit(title, 11, p.width - 2), 11)
+        p.centred(0, p.fit(p.tr(title), 11, p.width - 2), 11)
         p.line([(0, 13), (p.width - 1, 13)])
         top = 15
     visible = (p.height - top) // 13
@@ -281,7 +297,7 @@ def standings(p: Painter, rows: list[tuple[str, int]], cursor: int | None = None
         p.text((16, mid), p.fit(str(name), 11, p.width - 24 - score_w), 11, fill=fill, anchor="lm")
         p.text((p.width - 2, mid), score_text, 11, fill=fill, anchor="rm")
     if not rows:
-        p.centred(24, "no scores yet", 11)
+        p.centred(24, p.tr("no scores yet"), 11)
 
 
 def message(p: Painter, lines: list[str]) -> None:
@@ -289,7 +305,7 @@ def message(p: Painter, lines: list[str]) -> None:
     row = 12 if len(lines) > 4 else 14
     y = max(0, (p.height - row * len(lines)) // 2)
     for i, line in enumerate(lines):
-        p.centred(y + i * row, line, 11)
+        p.centred(y + i * row, p.tr(line), 11)
 
 
 def wrap(p: Painter, text: str, size: int, width: float, max_lines: int) -> list[str]:
@@ -306,6 +322,7 @@ def wrap(p: Painter, text: str, size: int, width: float, max_lines: int) -> list
     if current:
         lines.append(current)
     if len(lines) > max_lines:
+        p.shortened.append((text, " ".join(lines[:max_lines])))
         lines = lines[:max_lines]
         lines[-1] = lines[-1] + " …"
     return [p.fit(line, size, width) for line in lines]

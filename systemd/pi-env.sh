@@ -60,6 +60,8 @@ echo "Making $VENV (with the system's picamera2 and lgpio) from the lock..."
 [ -x "$VENV/bin/python" ] || run "$PYTHON" -m venv --system-site-packages "$VENV"
 run "$VENV/bin/python" -m pip install -q --disable-pip-version-check --require-hashes \
     -r "$SRC/requirements/table.txt" -r "$SRC/requirements/pi.txt"
+# The players' languages: the catalogs are compiled before the package is installed, so it carries them.
+run "$VENV/bin/pybabel" -q compile -d "$SRC/tablepi/locale" -D messages
 run "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation \
     $EDITABLE "$SRC"
 

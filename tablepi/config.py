@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablepi.i18n import languages, system_language
+
 SYSTEM_PATH = Path("/etc/tablepi/config.toml")
 BUTTON_NAMES = ("A", "B", "C")
 DISPLAY_DRIVERS = ("ssd1306", "sh1106")
@@ -142,7 +144,14 @@ class VenueConfig:
 
 
 @dataclass
+class TableConfig:
+    # The language of the OLED, the TV and of phones that ask for none they know.
+    language: str = field(default_factory=system_language)
+
+
+@dataclass
 class Config:
+    table: TableConfig = field(default_factory=TableConfig)
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
     buzzer: BuzzerConfig = field(default_factory=BuzzerConfig)
@@ -233,6 +242,7 @@ def from_dict(data: dict[str, Any], origin: dict[str, Path] | None = None) -> Co
         problems.append(f"{_shown_key(key)}: {message}" + (f" (in {where})" if where else ""))
 
     known_sections = {
+        "table": (config.table, _TABLE),
         "buttons": (config.buttons, _BUTTONS),
         "display": (config.display, _DISPLAY),
         "buzzer": (config.buzzer, _BUZZER),
@@ -448,6 +458,15 @@ def _check_keep(value: Any, key: str, report: Callable) -> tuple[float, float, f
         raise _Bad(expected)
     return (x0, y0, x1, y1)
 
+
+def _check_language(value: Any, key: str, report: Callable) -> str:
+    known = languages()
+    if isinstance(value, str) and value.strip().lower() in known:
+        return value.strip().lower()
+    raise _Bad("a language the table speaks: " + ", ".join(f'"{lang}"' for lang in known))
+
+
+_TABLE = {"language": (_check_language, "the table's language (OLED, TV, phones' default)")}
 
 # Each section: key -> (check, description). The description feeds `config show` help.
 _BUTTONS = {

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import logging
 import os
 import queue
@@ -39,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from tablepi.events import EventBus
+from tablepi.i18n import DEFAULT as DEFAULT_LANGUAGE
+from tablepi.i18n import N_, catalog, languages, system_language, words
 from tablepi.pin import load_or_create_pin
 from tablepi.store import Store
 from tablepi.table import Table
@@ -49,7 +52,9 @@ TICK_SECONDS = 0.1
 # How long close() waits for the service's threads, in all (see close()).
 CLOSE_SECONDS = 10.0
 DISPLAY_EVENT_SECONDS = 1.0
-LOST_NOTICE = "Saved games were lost: see the web page"
+LOST_NOTICE = N_("Saved games were lost: see the web page")
+# The language chosen on /setup, over the config's.
+LANGUAGE_FILE = "language.json"
 CAMERA_RETRY_SECONDS = 1.0
 # Simulated presses waiting or in progress at once; more are refused (a flood
 # of presses from the web must not hold every web thread, nor starve /healthz).
@@ -213,6 +218,8 @@ class Service:
         self.table.turn_guard = self.table_player.refusal
         self._devices = self._open_devices()
         self.display = self._devices["display"]
+        self.language = self._first_language()
+        self.display.translate = words(self.language).text
         self.buttons = self._devices["buttons"]
         self.buzzer = self._devices["buzzer"]
         if self.buttons is not None:
@@ -224,6 +231,42 @@ class Service:
             from tablepi.venue import Publisher
 
             self.venue = Publisher(venue, self.table, on_link=self._on_venue_link)
+
+    # -- language -------------------------------------------------------------
+
+    def _first_language(self) -> str:
+        """The language chosen on /setup (kept in the data folder), else the config's."""
+        configured = getattr(getattr(self.config, "table", None), "language", None) or system_language()
+        try:
+            chosen = json.loads((self.data_dir / LANGUAGE_FILE).read_text(encoding="utf-8")).get("language")
+        except (OSError, ValueError, AttributeError):
+            chosen = None
+        lang = chosen if chosen in languages() else configured
+        if lang not in languages():
+            lang = DEFAULT_LANGUAGE
+        catalog(lang)  # a missing compiled catalog is said in the log now, not at the first page
+        log.info(
+            "language: %s%s", lang, " (chosen on /setup)" if chosen == lang and chosen != configured else ""
+        )
+        return lang
+
+    def set_language(self, lang: str) -> None:
+        """The table's language from now on (kept across restarts); the OLED redraws in it."""
+        if lang not in languages():
+            raise ValueError(f"unknown language {lang!r}")
+        path = self.data_dir / LANGUAGE_FILE
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps({"language": lang}), encoding="utf-8")
+        os.replace(temporary, path)
+        self.language = lang
+        self.display.translate = words(lang).text
+
+        def redraw() -> None:
+            self._controller_ready = False
+            self._deliver_state(self.table.public_state())
+
+        self._jobs.put(redraw)
+        self.table.publish("settings", {"language": lang})
 
     # -- assembly -------------------------------------------------------------
 
@@ -378,15 +421,20 @@ class Service:
         self._deliver_state(self.table.public_state())
 
     def _show_start(self) -> None:
-        self.display.start(self.address or "starting...", self.pin, self._camera_words())
+        self.display.start(self.address or N_("starting..."), self.pin, self._camera_words())
 
     def _camera_words(self) -> str:
         """Which camera reads the dice, for the start screen ("" until one is chosen)."""
         kind = getattr(self._camera, "kind", None)
         if kind == "synthetic" and not self.simulated:
-            return "camera: none, enter rolls"
-        words = {"picamera": "Pi camera", "opencv": "webcam", "replay": "photos", "synthetic": "simulated"}
-        return f"camera: {words[kind]}" if kind in words else ""
+            return N_("camera: none, enter rolls")
+        words = {
+            "picamera": N_("camera: Pi camera"),
+            "opencv": N_("camera: webcam"),
+            "replay": N_("camera: photos"),
+            "synthetic": N_("camera: simulated"),
+        }
+        return words.get(kind, "")
 
     def _make_controller(self, kind: str | None) -> None:
         if self._controller_ready and kind == self._controller_kind:
@@ -401,8 +449,8 @@ class Service:
         if cls is None:
             title = kind.replace("_", " ").title()
             self.display.message(
-                [title, "is on the web page", f"PIN {self.pin}"],
-                mirror=[title, "is on the web page", "PIN on the table"],
+                [title, N_("is on the web page"), f"PIN {self.pin}"],
+                mirror=[title, N_("is on the web page"), N_("PIN on the table")],
             )
             return
         kwargs: dict[str, Any] = {}
@@ -475,7 +523,7 @@ class Service:
                 self._show_start()
             return
         self.table.publish("error", {"message": public_words(problem)})
-        self.display.error("Games cannot be saved: see the web page")
+        self.display.error(N_("Games cannot be saved: see the web page"))
 
     def _deliver_state(self, state: dict[str, Any]) -> None:
         game = state.get("game")

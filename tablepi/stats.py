@@ -12,6 +12,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tablepi.i18n import N_
+
 FACES = 6
 FAIR = 1 / FACES
 # Below this p-value the counts are called a sign of an unfair die.
@@ -131,23 +133,22 @@ def fairness_words(counts: Sequence[int]) -> str:
     """What the counts say about the dice, in words a table can read."""
     n = sum(counts)
     if n == 0:
-        return "No dice seen yet."
+        return N_("No dice seen yet.")
     _, p = chi_square(counts)
     needed = dice_needed()
     if p >= SIGNIFICANT:
-        words = f"No sign of an unfair die after {n:,} dice."
-        if n < needed:
-            words += (
-                f" That is too few to spot a die that shows one face {LOADED_SHARE:.0%} of the time:"
-                f" that takes about {needed:,}."
-            )
-        return words
+        if n >= needed:
+            return N_("No sign of an unfair die after {n} dice.").format(n=f"{n:,}")
+        return N_(
+            "No sign of an unfair die after {n} dice. That is too few to spot a die that shows"
+            " one face {share} of the time: that takes about {needed}."
+        ).format(n=f"{n:,}", share=f"{LOADED_SHARE:.0%}", needed=f"{needed:,}")
     face = max(range(FACES), key=lambda i: abs(counts[i] / n - FAIR))
     sets = 10 ** math.floor(math.log10(1 / p))
-    return (
-        f"{face + 1} comes up {counts[face] / n:.0%} of the time; a fair die gives {FAIR:.1%};"
-        f" a fair die does this less than once in {sets:,} sets of {n:,} dice."
-    )
+    return N_(
+        "{face} comes up {share} of the time; a fair die gives {fair};"
+        " a fair die does this less than once in {sets} sets of {n} dice."
+    ).format(face=face + 1, share=f"{counts[face] / n:.0%}", fair=f"{FAIR:.1%}", sets=f"{sets:,}", n=f"{n:,}")
 
 
 def binomial_p(hits: int, n: int, chance: float) -> float:
@@ -188,17 +189,25 @@ def binomial_p(hits: int, n: int, chance: float) -> float:
     return min(1.0, math.fsum(total))
 
 
-def luck_words(name: str, hits: int, n: int, chance: float, what: str = "first rolls scored") -> str:
+def luck_words(name: str, hits: int, n: int, chance: float, what: str = N_("first rolls scored")) -> str:
     """One player's luck: ``hits`` of ``n`` against the exact ``chance``, in words
     that do not over-read a few rolls."""
     if n == 0:
-        return f"{name}: no rolls yet."
+        return N_("{name}: no rolls yet.").format(name=name)
     p = binomial_p(hits, n, chance)
-    head = f"{name}: {hits} of {n} {what} ({hits / n:.0%}; any player {chance:.0%})"
+    head = N_("{name}: {hits} of {n} {what} ({share}; any player {chance})").format(
+        name=name, hits=hits, n=n, what=what, share=f"{hits / n:.0%}", chance=f"{chance:.0%}"
+    )
     if p >= SIGNIFICANT:
-        return f"{head}: within ordinary luck."
-    side = "luckier" if hits / n > chance else "unluckier"
-    return f"{head}: {side} than a fair game gives less than once in {10 ** math.floor(math.log10(1 / p)):,}."
+        return N_("{head}: within ordinary luck.").format(head=head)
+    once = f"{10 ** math.floor(math.log10(1 / p)):,}"
+    if hits / n > chance:
+        return N_("{head}: luckier than a fair game gives less than once in {once}.").format(
+            head=head, once=once
+        )
+    return N_("{head}: unluckier than a fair game gives less than once in {once}.").format(
+        head=head, once=once
+    )
 
 
 def fair_band(n: int) -> tuple[float, float, float]:

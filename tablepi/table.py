@@ -63,6 +63,7 @@ from tablepi.events import Event, EventBus, Subscription
 from tablepi.games import KINDS, RuleError, load_game, new_game, roll_facts, winner_words
 from tablepi.games.names import clean_settings
 from tablepi.games.recorded import NotRemembered
+from tablepi.i18n import N_
 from tablepi.store import SNAPSHOT_EVERY, Store, StoreError, apply_logged, effective, game_command
 
 log = logging.getLogger(__name__)
@@ -285,25 +286,33 @@ class Table:
         seq), only if the table is still there: a move chosen from a state that
         someone else has changed since is refused, not played on the new one."""
         if not isinstance(command, dict):
-            raise CommandError('a command must be a JSON object with a "type"')
+            raise CommandError(N_('a command must be a JSON object with a "type"'))
         ctype = command.get("type")
         if not isinstance(ctype, str) or not ctype:
-            raise CommandError('the command has no "type"')
+            raise CommandError(N_('the command has no "type"'))
         if source not in SOURCES:
-            raise CommandError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
+            raise CommandError(
+                N_("unknown source {source}; expected one of {list}").format(
+                    source=repr(source), list=", ".join(SOURCES)
+                )
+            )
         if "manual" in command and not isinstance(command["manual"], bool):
-            raise CommandError('"manual" must be true or false')
+            raise CommandError(N_('"manual" must be true or false'))
         if "seen" in command:
             problem = _seen_problem(command["seen"])
             if problem is not None:
                 raise CommandError(problem)
         bad = _bad_text(command)
         if bad is not None:
-            raise CommandError(f"{bad} is not valid text (it holds a lone UTF-16 surrogate)")
+            raise CommandError(
+                N_("{bad} is not valid text (it holds a lone UTF-16 surrogate)").format(bad=bad)
+            )
         secret = SECRET_FIELDS.intersection(command)
         if secret:
             raise CommandError(
-                f"{', '.join(sorted(secret))}: secret information is never recorded; leave it out"
+                N_("{list}: secret information is never recorded; leave it out").format(
+                    list=", ".join(sorted(secret))
+                )
             )
         # A table whose database is gone takes nothing, legal or not.
         check_file = getattr(self.store, "check_file", None)
@@ -311,7 +320,7 @@ class Table:
             check_file()
         with self._lock:
             if expect is not None and (self._game_id, self._seq) != tuple(expect):
-                raise CommandError("the table has moved on since; nothing changed")
+                raise CommandError(N_("the table has moved on since; nothing changed"))
             if ctype == "new_game":
                 return self._new_game(command)
             if ctype == "end_game":
@@ -319,7 +328,7 @@ class Table:
             if ctype == "resume_game":
                 return self._resume_abandoned(command)
             if self._game is None:
-                raise CommandError("there is no game on the table; start one first (new_game)")
+                raise CommandError(N_("there is no game on the table; start one first (new_game)"))
             if ctype == "undo":
                 return self._undo(source, command.get("seq"))
             if self.turn_guard is not None:
@@ -333,7 +342,7 @@ class Table:
         changing nothing: the set-up page checks a game before it asks
         whether to set the one in progress aside."""
         if command.get("type") != "new_game":
-            raise CommandError("only a new_game command can be checked")
+            raise CommandError(N_("only a new_game command can be checked"))
         self._game_for(command)
 
     @staticmethod
@@ -341,15 +350,17 @@ class Table:
         kind = command.get("kind")
         settings = command.get("settings", {})
         if not isinstance(kind, str) or kind not in KINDS:
-            raise CommandError(f"unknown game {kind!r}; choose one of {', '.join(KINDS)}")
+            raise CommandError(
+                N_("unknown game {kind}; choose one of {list}").format(kind=repr(kind), list=", ".join(KINDS))
+            )
         if not isinstance(settings, dict):
-            raise CommandError('"settings" must be an object')
+            raise CommandError(N_('"settings" must be an object'))
         try:
             return new_game(kind, settings)
         except RuleError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
-            raise CommandError(f"bad settings for {kind}: {exc}") from exc
+            raise CommandError(N_("bad settings for {kind}: {exc}").format(kind=kind, exc=exc)) from exc
 
     def _new_game(self, command: dict[str, Any]) -> dict[str, Any]:
         kind = command["kind"]
@@ -364,7 +375,7 @@ class Table:
 
     def _end_game(self) -> dict[str, Any]:
         if self._game is None:
-            raise CommandError("there is no game on the table to end")
+            raise CommandError(N_("there is no game on the table to end"))
         self.store.end_game(self._game_id)
         log.info("game %d taken off the table", self._game_id)
         self._game, self._game_id, self._kind, self._seq, self._last = None, None, None, 0, None
@@ -376,19 +387,25 @@ class Table:
         on the table now is set aside in its place (and can come back the same way)."""
         game_id = command.get("game")
         if isinstance(game_id, bool) or not isinstance(game_id, int):
-            raise CommandError('"game" must be the number of an abandoned game (see the set-up page)')
+            raise CommandError(N_('"game" must be the number of an abandoned game (see the set-up page)'))
         record = self.store.game(game_id)
         if record is None:
-            raise CommandError(f"there is no game {game_id}")
+            raise CommandError(N_("there is no game {game_id}").format(game_id=game_id))
         if record.status != "abandoned":
-            raise CommandError(f"game {game_id} is {record.status}; only an abandoned game can be resumed")
+            raise CommandError(
+                N_("game {game_id} is {status}; only an abandoned game can be resumed").format(
+                    game_id=game_id, status=record.status
+                )
+            )
         self.store.resume_game(game_id)
         self._last = None
         try:
             self._resume_game(game_id)
         except (StoreError, RuleError, KeyError, TypeError, ValueError, IndexError, sqlite3.Error) as exc:
             self._resume()  # sets the unreadable game aside again and leaves the table empty
-            raise CommandError(f"game {game_id} could not be resumed: {exc}") from exc
+            raise CommandError(
+                N_("game {game_id} could not be resumed: {exc}").format(game_id=game_id, exc=exc)
+            ) from exc
         log.info("game %d resumed from the history", game_id)
         return self._published()
 
@@ -405,7 +422,9 @@ class Table:
         except RuleError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            raise CommandError(f"malformed {command['type']!r} command: {exc}") from exc
+            raise CommandError(
+                N_("malformed {command} command: {exc}").format(command=repr(command["type"]), exc=exc)
+            ) from exc
         seq = self._seq + 1
         try:
             self._record(seq, stamped, source)
@@ -422,10 +441,10 @@ class Table:
         undoing = self._undoable()
         if expected is not None:
             if isinstance(expected, bool) or not isinstance(expected, int):
-                raise CommandError('"seq" must be the number of the command to take back')
+                raise CommandError(N_('"seq" must be the number of the command to take back'))
             if undoing is None or undoing["seq"] != expected:
                 raise CommandError(
-                    "that was taken back already, or something was played after it; nothing changed"
+                    N_("that was taken back already, or something was played after it; nothing changed")
                 )
         stamped = self._stamp({"type": "undo"})
         game = self._take_back()
@@ -457,7 +476,7 @@ class Table:
         """The game with its last command taken back, leaving the current one
         untouched (so a failed commit changes nothing)."""
         if not self._effective:
-            raise CommandError("there is nothing to take back")
+            raise CommandError(N_("there is nothing to take back"))
         fork = getattr(self._game, "fork", None)
         try:
             copy = fork() if fork is not None else load_game(self._kind, self._game.to_dict())
@@ -471,7 +490,7 @@ class Table:
         try:
             return self._state_at(self._game_id, self._kind, target, self._effective[-1] - 1)
         except (StoreError, RuleError, KeyError, TypeError, ValueError) as exc:
-            raise CommandError(f"the last command cannot be taken back: {exc}") from exc
+            raise CommandError(N_("the last command cannot be taken back: {exc}").format(exc=exc)) from exc
 
     def _state_at(self, game_id: int, kind: str, in_effect: Any, position: int) -> Any:
         """The game as it was at log ``position``, when exactly the commands

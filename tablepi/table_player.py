@@ -46,6 +46,7 @@ from typing import Any
 
 from tablepi.games.beam_me_up import autoplay
 from tablepi.games.errors import RuleError
+from tablepi.i18n import N_
 from tablepi.store import StoreError
 from tablepi.table import CommandError
 
@@ -57,8 +58,8 @@ RETRY_SECONDS = 2.0  # after a step the store could not save
 
 # Why the table is not playing a turn that is its own.
 WAITING_WORDS = {
-    "undo": "An undo took back a step. Undo more, play the step yourself, or let the table play.",
-    "reading": "The camera's reading of a roll was not played. Fix it on a phone, or throw again.",
+    "undo": N_("An undo took back a step. Undo more, play the step yourself, or let the table play."),
+    "reading": N_("The camera's reading of a roll was not played. Fix it on a phone, or throw again."),
 }
 
 
@@ -143,10 +144,10 @@ class TablePlayer:
         if game is None or not autoplay.table_to_act(game["state"]) or self.waiting(public) is not None:
             return None
         name = game["state"]["turn"]["name"]
-        return (
-            f"It is {name}'s turn, and the table plays it: wait for its move, "
+        return N_(
+            "It is {name}'s turn, and the table plays it: wait for its move, "
             "or undo to take its last step back."
-        )
+        ).format(name=name)
 
     # -- people -------------------------------------------------------------------------
 
@@ -186,7 +187,9 @@ class TablePlayer:
             log.error("the table's own move %s was refused: %s", command, exc.message)
             with self._lock:
                 self._failed = where
-            words = f"its own move was refused ({exc.message}). Play the step yourself, or undo."
+            words = N_("its own move was refused ({message}). Play the step yourself, or undo.").format(
+                message=exc.message
+            )
             self.table.publish("refused", {"message": words})
             return None
 

@@ -3,61 +3,57 @@
 
 from __future__ import annotations
 
-import re
-
-# "(B10)", "(rule S2)", "(rule pin)", "[T2]": references into the rules, for
-# developers reading the API's JSON; a player reads the sentence around them.
-_RULE_REF = re.compile(r"\s*[(\[](?:rule\s+)?(?:[A-Z]{1,2}\d+[a-z]?|pin)[)\]]")
+from tablepi.i18n import N_, RULE_REF
 
 # What each button action (tablepi/controllers/buttons.json) does, in words.
 ACTION_WORDS = {
-    "wake": "light the screen",
-    "confirm": "take the option shown",
-    "undo": "undo the last move",
-    "end_turn": "end the turn",
-    "roll": "roll (read the dice)",
-    "cycle": "next option",
-    "show_options": "list the options",
-    "timer_toggle": "start or pause the timer",
-    "timer_reset": "reset the timer",
-    "coin": "flip the danger coin",
-    "next_phase": "next phase",
-    "show_leader": "show who leads",
+    "wake": N_("light the screen"),
+    "confirm": N_("take the option shown"),
+    "undo": N_("undo the last move"),
+    "end_turn": N_("end the turn"),
+    "roll": N_("roll (read the dice)"),
+    "cycle": N_("next option"),
+    "show_options": N_("list the options"),
+    "timer_toggle": N_("start or pause the timer"),
+    "timer_reset": N_("reset the timer"),
+    "coin": N_("flip the danger coin"),
+    "next_phase": N_("next phase"),
+    "show_leader": N_("show who leads"),
 }
 
 
 # What a command is, for "Undo the roll" and "Undone: the roll".
 COMMAND_WORDS = {
-    "roll": "the roll",
-    "choose": "the option chosen",
-    "move": "the move",
-    "bonus": "the bonus square",
-    "advantage": "the set-up move",
-    "end_turn": "the end of the turn",
-    "leader": "the new leader",
-    "partner": "the partner chosen",
-    "next_phase": "the phase change",
-    "vote": "the vote",
-    "timer_start": "the timer start",
-    "timer_pause": "the timer pause",
-    "timer_reset": "the timer reset",
-    "result": "the mission result",
-    "add": "the cards added",
-    "close_out": "the close-out",
-    "reveal": "the secret collection turned face up",
-    "final": "the secret collection entered",
+    "roll": N_("the roll"),
+    "choose": N_("the option chosen"),
+    "move": N_("the move"),
+    "bonus": N_("the bonus square"),
+    "advantage": N_("the set-up move"),
+    "end_turn": N_("the end of the turn"),
+    "leader": N_("the new leader"),
+    "partner": N_("the partner chosen"),
+    "next_phase": N_("the phase change"),
+    "vote": N_("the vote"),
+    "timer_start": N_("the timer start"),
+    "timer_pause": N_("the timer pause"),
+    "timer_reset": N_("the timer reset"),
+    "result": N_("the mission result"),
+    "add": N_("the cards added"),
+    "close_out": N_("the close-out"),
+    "reveal": N_("the secret collection turned face up"),
+    "final": N_("the secret collection entered"),
 }
 
 
 # A step the table played itself (tablepi.table_player), said so that "Undo
 # ..." and "Undone: ..." read as sentences.
 TABLE_COMMAND_WORDS = {
-    "roll": "the roll thrown by the table",
-    "choose": "the option the table chose",
-    "move": "the table's move",
-    "bonus": "the bonus square the table placed",
-    "advantage": "the table's set-up move",
-    "end_turn": "the end of the table's turn",
+    "roll": N_("the roll thrown by the table"),
+    "choose": N_("the option the table chose"),
+    "move": N_("the table's move"),
+    "bonus": N_("the bonus square the table placed"),
+    "advantage": N_("the table's set-up move"),
+    "end_turn": N_("the end of the table's turn"),
 }
 
 
@@ -67,16 +63,15 @@ def command_words(entry: dict | None) -> str:
         return ""
     kind = str(entry.get("type") or "")
     if entry.get("source") == "table" and not entry.get("manual"):
-        return TABLE_COMMAND_WORDS.get(kind, "the table's last step")
-    words = COMMAND_WORDS.get(kind, "the last move")
+        return TABLE_COMMAND_WORDS.get(kind, N_("the table's last step"))
     if kind == "roll":
-        words += " entered by hand" if entry.get("manual") else " read by the camera"
-    return words
+        return N_("the roll entered by hand") if entry.get("manual") else N_("the roll read by the camera")
+    return COMMAND_WORDS.get(kind, N_("the last move"))
 
 
 def plain(text: str) -> str:
     """``text`` with its rule references taken out."""
-    return _RULE_REF.sub("", text)
+    return RULE_REF.sub("", text)
 
 
 def action_words(action: str | None) -> str:
@@ -90,7 +85,7 @@ def keep_words(keep: dict) -> str:
     """A keep the advice suggests ({"keep": [5, 5, 5], "stop": False}), as a
     player says it: "Keep 5 5 5", "Roll all again" or "Play this roll"."""
     if keep.get("stop"):
-        return "Play this roll"
+        return N_("Play this roll")
     if keep.get("keep"):
-        return "Keep " + " ".join(str(v) for v in keep["keep"])
-    return "Roll all again"
+        return N_("Keep {dice}").format(dice=" ".join(str(v) for v in keep["keep"]))
+    return N_("Roll all again")

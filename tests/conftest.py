@@ -10,6 +10,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
+# The table speaks the system's language by default: the tests (and the tables
+# they start) read English whatever the machine they run on is set to.
+os.environ["LC_ALL"] = "C.UTF-8"
+
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:

@@ -28,9 +28,9 @@ pytestmark = pytest.mark.browser
 PICTURES = SCREENSHOTS / "readme"
 
 
-def page_for(browser, viewport: dict, phone: bool = False):
+def page_for(browser, viewport: dict, phone: bool = False, locale: str = "en-US"):
     extra = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True} if phone else {}
-    ctx = browser.new_context(viewport=viewport, **extra)
+    ctx = browser.new_context(viewport=viewport, locale=locale, **extra)
     ctx.set_default_timeout(5000)
     page = ctx.new_page()
     page.errors = page_errors(page)
@@ -98,6 +98,43 @@ def test_pictures_of_a_beam_me_up_turn(table, browser):
     for page in (phone, tv, device):
         assert page.errors == []
         page.context.close()
+
+
+def test_pictures_in_german(table, browser):
+    """The phone of a German player (its browser asks for German) and the TV of
+    a table set to German on /setup, during a turn of Beam Me Up."""
+    players = [{"name": n, "board": b} for n, b in zip(["Ann", "Ben", "Cat"], "ABC", strict=True)]
+    table.command({"type": "new_game", "kind": "beam_me_up", "settings": {"players": players}})
+    table.command({"type": "advantage", "columns": ["3"]})
+    table.command({"type": "advantage", "columns": ["1", "straight"]})
+    for command in [
+        {"type": "roll", "dice": [4, 4, 4, 6, 6], "manual": True},
+        {"type": "choose", "option": 0},
+        {"type": "move", "part": 0},
+        {"type": "move", "part": 1},
+    ]:
+        table.command(command)
+    table.command({"type": "roll", "dice": [2, 3, 4, 5, 5], "manual": True})  # Ben: options to choose from
+    table.api("POST", "/api/language", {"language": "de"})
+    try:
+        phone = page_for(browser, PHONE, phone=True, locale="de-DE")
+        phone.goto(table.base + "/")
+        sign_in(phone, table.pin)
+        settle(phone)
+        assert phone.locator("#options .option").count() >= 1
+        assert "Möglichkeiten" in phone.inner_text("main")
+        keep(phone, "phone-beam-me-up-de.png")
+
+        tv = page_for(browser, TV)
+        tv.goto(table.base + "/tv")
+        settle(tv)
+        assert "Wurf" in tv.inner_text("main")
+        keep(tv, "tv-beam-me-up-de.png")
+        for page in (phone, tv):
+            assert page.errors == []
+            page.context.close()
+    finally:
+        table.api("POST", "/api/language", {"language": "en"})
 
 
 def test_pictures_of_the_tv_in_the_other_games(table, browser):

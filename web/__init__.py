@@ -45,7 +45,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     ``config`` overrides Flask settings and the ``DEFAULTS`` above (tests
     shorten ``SSE_HEARTBEAT``, for instance).
     """
-    from web import api, auth, device, errors, events, guard, health, pace, pages, stats, tvsettings
+    from web import api, auth, device, errors, events, guard, health, language, pace, pages, stats, tvsettings
 
     app = Flask(__name__)
     app.config.update(DEFAULTS)
@@ -71,6 +71,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     app.extensions["tablepi.encoded"] = events.EncodedEvents()
 
     guard.register(app)
+    language.register(app)
     pace.register(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(health.bp)

@@ -35,6 +35,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from tablepi.games.errors import RuleError
+from tablepi.i18n import N_
 from tablepi.store import StoreError
 from tablepi.table import CommandError
 from web import get_service
@@ -101,16 +102,16 @@ def check_command():
 def camera():
     frame = get_service().camera_jpeg()
     if not frame:
-        return error_response(404, "no camera frame yet", rule="camera")
+        return error_response(404, N_("no camera frame yet"), rule="camera")
     return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
 @bp.post("/api/table-player/continue")
 def table_player_continue():
-    refused = check_json_change("the request")
+    refused = check_json_change(N_("the request"))
     if refused is not None:
         return refused
     play_on = getattr(get_service(), "play_on", None)
     if play_on is None or not play_on():
-        return error_response(409, "the table is not waiting to play on", rule="table-player")
+        return error_response(409, N_("the table is not waiting to play on"), rule="table-player")
     return jsonify({"playing": True})

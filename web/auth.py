@@ -49,6 +49,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, session
 
+from tablepi.i18n import N_
 from web.body import json_body
 from web.errors import error_response
 
@@ -416,7 +417,7 @@ def _too_many(retry: float) -> Response:
     seconds = max(1, math.ceil(retry))
     return error_response(
         429,
-        f"too many wrong PINs; try again in {seconds} s",
+        N_("too many wrong PINs; try again in {seconds} s").format(seconds=seconds),
         rule="pin-limit",
         Retry_After=str(seconds),
     )
@@ -467,7 +468,7 @@ def _check(candidate: object) -> Response | None:
         limiter.succeeded(client, device)
         return None
     limiter.failed(client, device)
-    return error_response(403, "wrong PIN", rule="pin")
+    return error_response(403, N_("wrong PIN"), rule="pin")
 
 
 def check_pin() -> Response | None:
@@ -477,16 +478,18 @@ def check_pin() -> Response | None:
     if header is None:
         if signed_in():
             return None
-        return error_response(403, "sign in with the table's PIN first", rule="pin")
+        return error_response(403, N_("sign in with the table's PIN first"), rule="pin")
     return _check(header.strip())
 
 
-def check_json_change(what: str = "the command") -> Response | None:
+def check_json_change(what: str = N_("the command")) -> Response | None:
     """``check_pin``, then that the body is JSON: a cross-site HTML form cannot
     send that type, so a page elsewhere cannot change the table for a signed-in guest."""
     refused = check_pin()
     if refused is None and not request.is_json:
-        refused = error_response(400, f"send {what} as JSON (Content-Type: application/json)", rule="request")
+        refused = error_response(
+            400, N_("send {what} as JSON (Content-Type: application/json)").format(what=what), rule="request"
+        )
     return refused
 
 
@@ -494,7 +497,7 @@ def check_json_change(what: str = "the command") -> Response | None:
 def login():
     body = json_body()  # None unless sent as application/json
     if not isinstance(body, dict) or not isinstance(body.get("pin"), str):
-        return error_response(400, 'send {"pin": "123456"} as JSON', rule="request")
+        return error_response(400, N_('send {"pin": "123456"} as JSON'), rule="request")
     refused = _check(body["pin"].strip())
     if refused is not None:
         return refused

@@ -26,6 +26,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 from PIL import Image
 
+from tablepi.i18n import N_
 from tablepi.service import Busy
 from tablepi.store import StoreError
 from web import get_service
@@ -112,7 +113,7 @@ def _check_device_access() -> Response | None:
     must be JSON, which an HTML form on another site cannot send."""
     if request.endpoint == "device.info":
         return None  # the display's version number only, which any viewer's event stream carries too
-    return check_json_change("the request") if request.method == "POST" else check_pin()
+    return check_json_change(N_("the request")) if request.method == "POST" else check_pin()
 
 
 def _json_object() -> dict[str, Any] | Response:
@@ -120,7 +121,7 @@ def _json_object() -> dict[str, Any] | Response:
     if body is None and not request.get_data(cache=True):
         return {}
     if not isinstance(body, dict):
-        return error_response(400, "send a JSON object", rule="request")
+        return error_response(400, N_("send a JSON object"), rule="request")
     return body
 
 
@@ -148,7 +149,7 @@ def screen():
     for a player's /device, which is the table in simulation."""
     service = get_service()
     if not service.simulated:
-        return error_response(404, "a real table's screen is on the table", rule="device")
+        return error_response(404, N_("a real table's screen is on the table"), rule="device")
     return jsonify({"version": _table_screen().current(service.display)[1]})
 
 
@@ -159,7 +160,7 @@ def oled():
         # In simulation /device is the table: a player holding the PIN sees
         # the screen as the OLED shows it, danger coin included.
         if not service.simulated:
-            return error_response(404, "a real table's screen is on the table", rule="device")
+            return error_response(404, N_("a real table's screen is on the table"), rule="device")
         png, version = _table_screen().current(service.display)
         return Response(
             png,
@@ -181,13 +182,15 @@ def press():
         return body
     unknown = set(body) - {"button", "long"}
     if unknown:
-        return error_response(400, f"unknown field(s): {', '.join(sorted(map(str, unknown)))[:100]}")
+        return error_response(
+            400, N_("unknown field(s): {list}").format(list=", ".join(sorted(map(str, unknown)))[:100])
+        )
     button = body.get("button")
     long = body.get("long", False)
     if button not in BUTTONS:
-        return error_response(400, 'button must be "A", "B" or "C"')
+        return error_response(400, N_('button must be "A", "B" or "C"'))
     if not isinstance(long, bool):
-        return error_response(400, "long must be true or false")
+        return error_response(400, N_("long must be true or false"))
     try:
         get_service().press(button, long=long)
     except Busy as exc:
@@ -214,7 +217,7 @@ def keep():
     if isinstance(body, Response):
         return body
     if set(body) != {"dice"}:
-        return error_response(400, 'send {"dice": [indices of the dice to keep]}')
+        return error_response(400, N_('send {"dice": [indices of the dice to keep]}'))
     dice = body["dice"]
     if (
         not isinstance(dice, list)
@@ -222,7 +225,7 @@ def keep():
         or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < MAX_DICE for i in dice)
         or len(set(dice)) != len(dice)
     ):
-        return error_response(400, f"dice must list distinct indices 0..{MAX_DICE - 1}")
+        return error_response(400, N_("dice must list distinct indices 0..{n}").format(n=MAX_DICE - 1))
     try:
         service = get_service()
         service.set_kept(sorted(dice))

@@ -21,6 +21,8 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
+from tablepi.i18n import DEFAULT as DEFAULT_LANGUAGE
+from tablepi.i18n import words
 from web import get_service
 from web.auth import signed_in
 from web.health import own_computer
@@ -61,12 +63,15 @@ def stream(
     encoded: EncodedEvents | None = None,
     streams: StreamCount | None = None,
     gone: Callable[[], bool] | None = None,
+    say: Callable[[str], str] | None = None,
 ) -> Iterator[bytes]:
     """The stream's messages. ``display`` gives the OLED mirror's version
     (see ``web.device``): "display" events carry that version instead of the
     display's own redraw count, and are left out when the mirrored image has
     not changed. ``gone`` says whether the viewer has disconnected; the
-    stream ends soon after it does instead of at its next write."""
+    stream ends soon after it does instead of at its next write. ``say``
+    gives a message's words in the viewer's language (sent as "shown" beside
+    the English "message"), for a viewer who reads another."""
     # Subscribe before reading history or state, so nothing published in
     # between is lost; duplicates are skipped by id below.
     encoded = encoded if encoded is not None else EncodedEvents()
@@ -82,7 +87,7 @@ def stream(
             yield _state_event(table)
             backlog = []
         for event in backlog:
-            message = _render(event, display, encoded)
+            message = _render(event, display, encoded, say)
             if message is not None:
                 yield message
             sent = max(sent, event.id)
@@ -104,7 +109,7 @@ def stream(
             elif event.type == "missed":
                 message = _state_event(table)
             elif event.id > sent:
-                message = _render(event, display, encoded)
+                message = _render(event, display, encoded, say)
                 sent = event.id
             if message is not None:
                 written = now
@@ -136,13 +141,31 @@ class EncodedEvents:
         return message
 
 
-def _render(event: Any, display: Callable[[], int | None] | None, encoded: EncodedEvents) -> bytes | None:
+# Events whose "message" (sent again as "shown") or "problem" ("problem_shown") a viewer reads.
+SAID_EVENTS = ("refused", "error", "camera", "busy", "reading")
+
+
+def _render(
+    event: Any,
+    display: Callable[[], int | None] | None,
+    encoded: EncodedEvents,
+    say: Callable[[str], str] | None = None,
+) -> bytes | None:
     """One event as a message, or None for a "display" event with nothing new to show."""
     if event.type == "display":
         version = display() if display is not None else None
         if version is None:
             return None
         return format_event(event.type, {"version": version}, event.id)
+    data = event.data
+    if say is not None and event.type in SAID_EVENTS and isinstance(data, dict):
+        shown = {}
+        if isinstance(data.get("message"), str):
+            shown["shown"] = say(data["message"])
+        if isinstance(data.get("problem"), str):
+            shown["problem_shown"] = say(data["problem"])
+        if shown:
+            return format_event(event.type, {**data, **shown}, event.id)
     return encoded.get(event)
 
 
@@ -230,6 +253,14 @@ def _busy(table: Any, message: str) -> Iterator[bytes]:
     yield format_event("busy", {"message": message})
 
 
+def _say() -> Callable[[str], str] | None:
+    """How this viewer reads the table's messages (None: in English, as sent)."""
+    from web.language import current
+
+    lang = current()
+    return None if lang == DEFAULT_LANGUAGE else words(lang).text
+
+
 @bp.get("/api/events")
 def events():
     config = current_app.config
@@ -259,6 +290,7 @@ def events():
                 current_app.extensions["tablepi.encoded"],
                 count,
                 request.environ.get("waitress.client_disconnected"),
+                _say(),
             ),
             count,
             client,

@@ -12,21 +12,25 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import datetime
 from typing import Any
 
 import segno
 from flask import Blueprint, abort, current_app, render_template, request
+from flask_babel import format_datetime, gettext
 from markupsafe import Markup
 
 from tablepi.games.names import NAME_CHARS
 from tablepi.words import action_words, command_words, keep_words, plain
 from web import tvsettings
+from web.language import tr
 
 bp = Blueprint("pages", __name__)
 bp.add_app_template_filter(plain, "plain")
-bp.add_app_template_filter(action_words, "action_words")
-bp.add_app_template_filter(command_words, "command_words")
-bp.add_app_template_filter(keep_words, "keep_words")
+# The words for players, in the reader's language.
+bp.add_app_template_filter(lambda action: tr(action_words(action)), "action_words")
+bp.add_app_template_filter(lambda entry: tr(command_words(entry)), "command_words")
+bp.add_app_template_filter(lambda keep: tr(keep_words(keep)), "keep_words")
 
 LIVE_VIEWS = ("phone", "tv")
 
@@ -107,6 +111,16 @@ def board_rows(player: dict[str, Any]) -> dict[str, Any]:
         for square in layout.get(key, []):
             specials[(str(square.get("column")), int(square.get("row", -1)))] = cls
     counters = player.get("counters") or {}
+    # Each square's tooltip, in the reader's language: looked up once per board, not per square.
+    where = gettext("column %(column)s, row %(row)s")
+    labels = {"straight": gettext("S")}
+    words = {"rocket": gettext("rocket"), "pink": gettext("pink star"), "blue": gettext("blue star")}
+
+    def title(column: str, row: int) -> str:
+        said = where % {"column": labels.get(column, column), "row": row}
+        special = specials.get((column, row))
+        return f"{said}: {words[special]}" if special else said
+
     rows = []
     for row in range(top, -1, -1):
         rows.append(
@@ -121,6 +135,7 @@ def board_rows(player: dict[str, Any]) -> dict[str, Any]:
                     }
                     for column in BMU_COLUMNS
                 ],
+                "titles": [title(column, row) for column in BMU_COLUMNS],
             }
         )
     return {"rows": rows, "space_row": space, "top_row": top, "layout_name": layout.get("name", "")}
@@ -294,7 +309,6 @@ RESUMABLE_SHOWN = 8
 
 def resumable_games() -> list[dict[str, Any]]:
     """The latest abandoned games, newest first, as the set-up page lists them."""
-    import time
 
     store = getattr(_service().table, "store", None)
     try:
@@ -307,7 +321,11 @@ def resumable_games() -> list[dict[str, Any]]:
             continue
         players = record.settings.get("players", []) if isinstance(record.settings, dict) else []
         names = [
-            (f"{p.get('name', '?')} (table)" if p.get("table") is True else p.get("name", "?"))
+            (
+                gettext("%(name)s (table)", name=p.get("name", "?"))
+                if p.get("table") is True
+                else p.get("name", "?")
+            )
             if isinstance(p, dict)
             else str(p)
             for p in players
@@ -318,12 +336,27 @@ def resumable_games() -> list[dict[str, Any]]:
                 "name": KIND_NAMES.get(record.kind, record.kind),
                 "players": printable(", ".join(map(str, names))),
                 "moves": record.commands,
-                "left": time.strftime("%d %b %H:%M", time.localtime(record.ended_at or record.created_at)),
+                "left": _short_when(record.ended_at or record.created_at),
             }
         )
         if len(shown) == RESUMABLE_SHOWN:
             break
     return shown
+
+
+def _seat_name(player: dict[str, Any]) -> str:
+    return gettext("%(name)s (table)", name=player.get("name", "?"))
+
+
+def _short_when(stamp: float) -> str:
+    """Day, month and time, as the reader writes them ("06 Dec 09:15", "06.12. 09:15")."""
+    import time
+
+    from web.language import current
+
+    if current() == "en":
+        return time.strftime("%d %b %H:%M", time.localtime(stamp))
+    return format_datetime(datetime.fromtimestamp(stamp), "dd.MM. HH:mm")
 
 
 @bp.route("/setup")

@@ -10,14 +10,18 @@ stored as a count only, so neither can reach these pages.
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import Any
 
 from flask import Blueprint, abort, current_app, render_template, request
+from flask_babel import format_datetime, gettext, ngettext
 
 from tablepi.history import BEAM_ME_UP, UnknownPlayer, dice_summary, find_player, parse_since
+from tablepi.i18n import DEFAULT, N_
 from tablepi.stats import SIGNIFICANT
 from tablepi.store import PlayedGame, Store
 from web.charts import COMPACT, face_chart
+from web.language import current, decimal
 from web.pages import KIND_NAMES, dice_marks
 
 bp = Blueprint("stats", __name__)
@@ -27,12 +31,12 @@ GAMES_PER_PAGE = 25
 ROLLS_PER_PAGE = 100
 MAX_GAME_ID = 2**63 - 1  # SQLite's largest integer
 STATUS_WORDS = {
-    "playing": "playing now",
-    "abandoned": "not finished",
-    "finished": "no winner",
-    "imported": "imported",
+    "playing": N_("playing now"),
+    "abandoned": N_("not finished"),
+    "finished": N_("no winner"),
+    "imported": N_("imported"),
 }
-ORIGIN_WORDS = {"camera": "camera", "phone": "phone", "manual": "by hand"}
+ORIGIN_WORDS = {"camera": N_("camera"), "phone": N_("phone"), "manual": N_("by hand"), "table": N_("table")}
 
 
 def _store() -> Store:
@@ -40,7 +44,11 @@ def _store() -> Store:
 
 
 def when(stamp: float) -> str:
-    return time.strftime("%d %b %Y %H:%M", time.localtime(stamp))
+    """A date and time as the reader writes them ("06 Dec 2026 09:15", "06.12.26 09:15")."""
+    moment = datetime.fromtimestamp(stamp)
+    if current() == DEFAULT:
+        return moment.strftime("%d %b %Y %H:%M")
+    return format_datetime(moment, "dd.MM.yy HH:mm" if current() == "de" else "short")
 
 
 def length_words(game: PlayedGame) -> str:
@@ -52,9 +60,9 @@ def length_words(game: PlayedGame) -> str:
             parts.append(f"{minutes // 60} h {minutes % 60:02d} min")
         else:
             parts.append(f"{minutes} min" if minutes else "< 1 min")
-    parts.append(f"{game.moves:,} move{'s' * (game.moves != 1)}")
+    parts.append(ngettext("%(count)s move", "%(count)s moves", game.moves, count=decimal(game.moves)))
     if game.kind == BEAM_ME_UP:
-        parts.append(f"{game.rolls:,} roll{'s' * (game.rolls != 1)}")
+        parts.append(ngettext("%(count)s roll", "%(count)s rolls", game.rolls, count=decimal(game.rolls)))
     return " · ".join(parts)
 
 
@@ -87,11 +95,17 @@ def _luck_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for row in summary["luck"]:
         share = row["scored"] / row["first_rolls"]
-        verdict = "ordinary luck"
+        verdict = N_("ordinary luck")
         if row["p_value"] < SIGNIFICANT:
-            verdict = "luckier than chance" if share > row["chance"] else "unluckier than chance"
-        short = f"{row['player']}: {row['scored']} of {row['first_rolls']} first rolls scored ({share:.0%})"
-        rows.append({**row, "share": share, "verdict": verdict, "short": f"{short} · {verdict}"})
+            verdict = N_("luckier than chance") if share > row["chance"] else N_("unluckier than chance")
+        short = N_("{name}: {scored} of {first} first rolls scored ({share}) · {verdict}").format(
+            name=row["player"],
+            scored=row["scored"],
+            first=row["first_rolls"],
+            share=f"{share:.0%}",
+            verdict=verdict,
+        )
+        rows.append({**row, "share": share, "verdict": verdict, "short": short})
     return rows
 
 
@@ -107,13 +121,14 @@ def stats() -> tuple[str, int]:
         try:
             since = parse_since(since_text)
         except ValueError as exc:
-            problem = f"The date to start from must be {exc}; all games are shown."
+            problem = N_("The date to start from must be {why}; all games are shown.").format(why=exc)
             status = 400
     if player is not None:
         try:
             player = find_player(store, player)
         except UnknownPlayer as exc:
-            problem = " ".join(filter(None, (problem, f"{exc.message} Everyone's dice are shown.")))
+            shown = N_("{problem} Everyone's dice are shown.").format(problem=exc.message)
+            problem = " ".join(filter(None, (problem, shown)))
             player = None
             status = 404
     try:
@@ -128,7 +143,9 @@ def stats() -> tuple[str, int]:
     pages = max(1, -(-total // GAMES_PER_PAGE))
     if page > pages:
         abort(404, f"There are {pages} page(s) of games.")
-    title = "Beam Me Up dice" + (f" thrown by {player}" if player else "")
+    title = (
+        gettext("Beam Me Up dice thrown by %(name)s", name=player) if player else gettext("Beam Me Up dice")
+    )
     html = render_template(
         "stats.html",
         summary=summary,

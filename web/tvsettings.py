@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
+from tablepi.i18n import N_
 from web import get_service
 from web.auth import check_json_change
 from web.body import json_body
@@ -53,20 +54,22 @@ def current():
 
 @bp.post("/api/tv-settings")
 def change():
-    refused = check_json_change("the setting")
+    refused = check_json_change(N_("the setting"))
     if refused is not None:
         return refused
     data = json_body()
     if not isinstance(data, dict) or set(data) != {"odds"} or not isinstance(data["odds"], bool):
-        return error_response(400, 'send {"odds": true} or {"odds": false}')
+        return error_response(400, N_('send {"odds": true} or {"odds": false}'))
     service = get_service()
     data_dir = getattr(service, "data_dir", None)
     if data_dir is None:
-        return error_response(503, "this table keeps no settings (it has no data folder)")
+        return error_response(503, N_("this table keeps no settings (it has no data folder)"))
     try:
         _save(data_dir, {"odds": data["odds"]})
     except OSError as exc:
-        return error_response(503, f"the setting cannot be saved: {exc.strerror or exc}")
+        return error_response(
+            503, N_("the setting cannot be saved: {value}").format(value=exc.strerror or exc)
+        )
     # The TV (and any page) redraws with the new setting.
     service.table.publish("settings", {"odds": data["odds"]})
     return jsonify({"odds": data["odds"]})

@@ -48,7 +48,7 @@ class _Stream:
 
 
 def create_board_app(board: Any, config: dict[str, Any] | None = None) -> Flask:
-    from web import errors, guard
+    from web import errors, guard, language
 
     app = Flask(__name__)
     app.config.update(BOARD_DEFAULTS)
@@ -60,6 +60,8 @@ def create_board_app(board: Any, config: dict[str, Any] | None = None) -> Flask:
     app.extensions["tablepi.board"] = board
     app.extensions["tablepi.streams"] = StreamCount()
     guard.register(app)
+    # The board speaks each browser's language (else TABLEPI_LANGUAGE: the config's).
+    language.register(app, blueprint=False)
     app.register_blueprint(bp)
     errors.register(app)
     return app

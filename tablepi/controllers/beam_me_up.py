@@ -26,8 +26,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tablepi.games.errors import RuleError
+from tablepi.i18n import N_
 from tablepi.table import CommandError
-from tablepi.words import COMMAND_WORDS, keep_words
+from tablepi.words import COMMAND_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ DICE = 5
 # wrong costs the game, a refused one a tap on a phone (the reader calls 0.5 sure).
 MIN_CONFIDENCE = 0.6
 ERROR_SECONDS = 3.0
-NO_CAMERA = "No camera: enter rolls on a phone"
+NO_CAMERA = N_("No camera: enter rolls on a phone")
 MAX_SHOWN = 10  # dice a refused reading shows on the OLED (more would be too small to tell)
 
 
@@ -46,19 +47,27 @@ def _refusal(dice: list[dict[str, Any]], kept: list[int] | None, count: int) -> 
     words an OLED row holds; None if it can."""
     if len(dice) != count:
         return (
-            f"Read {len(dice)} dice, need {count}. Roll again or fix it on a phone.",
-            f"Saw {len(dice)} dice, not {count}",
+            N_("Read {n} dice, need {count}. Roll again or fix it on a phone.").format(
+                n=len(dice), count=count
+            ),
+            N_("Saw {n} dice, not {count}").format(n=len(dice), count=count),
         )
     unsure = [i + 1 for i, d in enumerate(dice) if float(d.get("confidence", 0)) < MIN_CONFIDENCE]
     if unsure:
         which = ", ".join(map(str, unsure))
-        short = f"Die {which} unclear" if len(unsure) == 1 else f"{len(unsure)} dice unclear"
-        return f"Die {which} unclear. Roll again or fix it on a phone.", short
+        short = (
+            N_("Die {which} unclear").format(which=which)
+            if len(unsure) == 1
+            else N_("{n} dice unclear").format(n=len(unsure))
+        )
+        return N_("Die {which} unclear. Roll again or fix it on a phone.").format(which=which), short
     if kept and Counter(kept) - Counter(int(d["value"]) for d in dice):
         aside = " ".join(map(str, sorted(kept)))
         return (
-            f"The dice set aside ({aside}) do not show. Put them back as they were or fix it on a phone.",
-            "Kept dice moved",
+            N_(
+                "The dice set aside ({aside}) do not show. Put them back as they were or fix it on a phone."
+            ).format(aside=aside),
+            N_("Kept dice moved"),
         )
     return None
 
@@ -121,8 +130,15 @@ def roll_command(
     return command
 
 
+def _plus(squares: int, column: str) -> str:
+    """ "+2 col 3" or "+2 straight": an OLED row for moving up in a column."""
+    if column == "straight":
+        return N_("+{squares} straight").format(squares=squares)
+    return N_("+{squares} col {column}").format(squares=squares, column=column)
+
+
 def _column_name(column: str) -> str:
-    return "straight" if column == "straight" else f"col {column}"
+    return N_("straight") if column == "straight" else N_("col {column}").format(column=column)
 
 
 def best_keep_words(state: dict[str, Any]) -> list[str]:
@@ -134,10 +150,24 @@ def best_keep_words(state: dict[str, Any]) -> list[str]:
     if best.stop:
         chosen = next((c["option"] for c in advice.play if c["type"] == "choose"), None)
         options = state.get("options", [])
-        what = "end the turn" if chosen is None else "play " + short_option(options[chosen])
+        what = (
+            N_("end the turn")
+            if chosen is None
+            else N_("play {option}").format(option=short_option(options[chosen]))
+        )
     else:
-        what = keep_words({"keep": best.keep}).lower()
-    return ["Best:", what, f"wins {best.win:.0%}" if best.win >= 0.005 else f"worth {best.value:.1f}"]
+        what = (
+            N_("keep {dice}").format(dice=" ".join(map(str, best.keep)))
+            if best.keep
+            else N_("roll all again")
+        )
+    return [
+        N_("Best:"),
+        what,
+        N_("wins {win}").format(win=format(best.win, ".0%"))
+        if best.win >= 0.005
+        else N_("worth {value}").format(value=format(best.value, ".1f")),
+    ]
 
 
 def short_option(option: dict[str, Any]) -> str:
@@ -146,15 +176,23 @@ def short_option(option: dict[str, Any]) -> str:
     parts = option.get("parts") or []
     if not parts:
         return str(option.get("text", "?"))
-    where = {"straight": "straight"}
-    return " & ".join(f"+{p['squares']} {where.get(p['column'], 'in ' + str(p['column']))}" for p in parts)
+    return " & ".join(
+        N_("+{squares} straight").format(squares=p["squares"])
+        if p["column"] == "straight"
+        else N_("+{squares} in {column}").format(squares=p["squares"], column=p["column"])
+        for p in parts
+    )
 
 
 def setup_wait(state: dict[str, Any]) -> str:
     """What the table waits for during the set-up step, before any roll."""
     name = state.get("turn", {}).get("name", "")
     due = state.get("advantage_due", 1)
-    return f"Set-up first: {name} moves {due} counter{'s' if due != 1 else ''} up one square. Then roll."
+    return (
+        N_("Set-up first: {name} moves {due} counters up one square. Then roll.")
+        if due != 1
+        else N_("Set-up first: {name} moves {due} counter up one square. Then roll.")
+    ).format(name=name, due=due)
 
 
 class BeamMeUpController:
@@ -256,7 +294,7 @@ class BeamMeUpController:
         name = self._state.get("turn", {}).get("name", "")
         if action == "confirm" and self._table_waiting() == "undo" and self.table_player.play_on():
             return
-        self._show_error(f"The table plays {name}'s turn. Hold A to undo.")
+        self._show_error(N_("The table plays {name}'s turn. Hold A to undo.").format(name=name))
 
     def on_reading(
         self,
@@ -288,7 +326,7 @@ class BeamMeUpController:
                 self.last_seen = list(dice)
             return False
         if state.get("roll", 0) >= state.get("max_rolls", 3):
-            self._show_error("Three rolls done: pick an option (A) or end the turn (hold B).")
+            self._show_error(N_("Three rolls done: pick an option (A) or end the turn (hold B)."))
             return False
         if problem:
             # Shown to everyone (OLED, phones, TV) until it is fixed or thrown again.
@@ -303,7 +341,7 @@ class BeamMeUpController:
         self.last_seen = list(dice)
         if not forced and state.get("dice") is not None and Counter(values) == Counter(state["dice"]):
             # Most likely the dice were moved about (to the keep area, say), not rolled.
-            self.note = "Same dice as the last roll: taken as moved. Press B to play it as a new roll."
+            self.note = N_("Same dice as the last roll: taken as moved. Press B to play it as a new roll.")
             self._show_error(self.note)
             return False
         self.note = None
@@ -358,7 +396,7 @@ class BeamMeUpController:
         game = self.table.public_state().get("game") or {}
         undo = game.get("undo")
         if undo is None:
-            self._show_error("Nothing to undo.")
+            self._show_error(N_("Nothing to undo."))
             return
         if self._submit({"type": "undo", "seq": undo["seq"]}):
             # Say what went, as the phones do.
@@ -381,12 +419,12 @@ class BeamMeUpController:
         # At a real table B takes the last reading as a roll, for when a
         # re-roll happened to show the same dice as before.
         if not self.camera_ok:
-            self._show_error("No camera: enter the roll on a phone.")
+            self._show_error(N_("No camera: enter the roll on a phone."))
         elif self.last_reading is not None:
             reading = self.last_seen or [{"value": v, "confidence": 1.0} for v in self.last_reading]
             self.on_reading(reading, self.last_kept, forced=True)
         else:
-            self._show_error("Roll the dice in the tray.")
+            self._show_error(N_("Roll the dice in the tray."))
 
     def _do_confirm(self) -> None:
         state = self._state
@@ -459,15 +497,15 @@ class BeamMeUpController:
         if phase == "moving":
             if self.menu == "column" and self.part is not None:
                 squares = self._part(self.part)["squares"]
-                return [f"+{squares} {_column_name(c)}" for c in self._column_order(self.part)]
+                return [_plus(squares, c) for c in self._column_order(self.part)]
             parts = (state.get("chosen") or {}).get("parts_left", [])
             items = []
             for j in parts:
                 part = self._part(j)
-                items.append(f"+{part['squares']} {_column_name(part['column'])}")
+                items.append(_plus(part["squares"], part["column"]))
             return items + ["End turn"]
         if phase == "bonus":
-            return [f"+1 {_column_name(c)}" for c in COLUMNS]
+            return [_plus(1, c) for c in COLUMNS]
         return []
 
     # -- output --------------------------------------------------------------
@@ -483,37 +521,47 @@ class BeamMeUpController:
             self.cursor %= len(items)
         if phase == "over":
             winner = (state.get("winner") or {}).get("name", "")
-            self.display.message([f"{winner} wins!", "Beam Me Up", "Hold A to undo"])
+            self.display.message([N_("{name} wins!").format(name=winner), "Beam Me Up", N_("Hold A to undo")])
         elif self._table_turn():
             note = "Undone. A: play on" if self._table_waiting() == "undo" else "The table plays"
             dice = state.get("dice")
             if phase == "rolling" and dice is not None:
                 self.display.dice(list(dice), name, note)
             else:
-                self.display.message([name, "played by the table", note])
+                self.display.message([name, N_("played by the table"), note])
         elif phase == "advantage":
             need = state["advantage_due"] - len(self.picked)
-            self.display.options(items, self.cursor, title=f"{name}: +1 in {need} col")
+            self.display.options(
+                items, self.cursor, title=N_("{name}: +1 in {need} col").format(name=name, need=need)
+            )
         elif phase == "rolling" and not items and self._refused() is not None:
             refused = self._refused()
             values = [int(d["value"]) for d in refused["dice"]][:MAX_SHOWN]
             short = short_problem(refused["dice"], refused.get("kept")) or "Not played"
             marks = kept_marks(values, refused.get("kept") or [])
-            self.display.dice(values, short, "Roll again or fix it", kept=marks)
+            self.display.dice(values, short, N_("Roll again or fix it"), kept=marks)
         elif phase == "rolling" and not items:
             dice = state.get("dice")
             if dice is None:
-                self.display.dice([None] * DICE, name, self.note or "Roll the dice")
+                self.display.dice([None] * DICE, name, self.note or N_("Roll the dice"))
             else:
-                note = self.note or f"Roll {state['roll']}/{state['max_rolls']}  A: options"
+                note = self.note or N_("Roll {roll}/{max_rolls}  A: options").format(
+                    roll=state["roll"], max_rolls=state["max_rolls"]
+                )
                 self.display.dice(list(dice), name, note, kept=tuple(self.kept))
         elif phase == "rolling":
-            self.display.options(items, self.cursor, title=f"{name}: pick an option")
+            self.display.options(items, self.cursor, title=N_("{name}: pick an option").format(name=name))
         elif phase == "moving":
-            title = "Wildcard column" if self.menu == "column" else f"{name}: move a part"
+            title = (
+                N_("Wildcard column")
+                if self.menu == "column"
+                else N_("{name}: move a part").format(name=name)
+            )
             self.display.options(items, self.cursor, title=title)
         elif phase == "bonus":
-            self.display.options(items, self.cursor, title=f"Rocket! bonus x{state.get('bonus_owed', 1)}")
+            self.display.options(
+                items, self.cursor, title=N_("Rocket! bonus x{n}").format(n=state.get("bonus_owed", 1))
+            )
 
     def _refused(self) -> dict[str, Any] | None:
         """The camera reading refused where the table stands (public state)."""

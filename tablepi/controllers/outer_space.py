@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablepi.games.outer_space import flip_coin
+from tablepi.i18n import N_
 
 log = logging.getLogger(__name__)
 
@@ -166,11 +167,11 @@ class OuterSpaceController:
     def _label(self) -> str:
         state = self._state or {}
         if state.get("winner"):
-            return f"The {state['winner']} won"
+            return N_("The humans won") if state["winner"] == "humans" else N_("The aliens won")
         timer = state.get("timer", {})
         if timer.get("state") == "paused":
-            return "Paused"
-        return f"Mission {state.get('mission', 1)}: {state.get('phase', '')}"
+            return N_("Paused")
+        return N_("Mission {n}: {phase}").format(n=state.get("mission", 1), phase=state.get("phase", ""))
 
     def _redraw(self, now: float | None = None, force: bool = False) -> None:
         if self._error_until is not None or self._state is None:
@@ -179,7 +180,7 @@ class OuterSpaceController:
         seconds = self.seconds_left(now)
         if seconds is None:
             return
-        label = "Time is up" if seconds == 0 else self._label()
+        label = N_("Time is up") if seconds == 0 else self._label()
         if self._coin_until is not None:
             # The coin stays on the OLED; under it the timer goes on, for the
             # mirrors of the screen, so a watcher cannot tell a flip happened.

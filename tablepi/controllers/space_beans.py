@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablepi.games.errors import RuleError
+from tablepi.i18n import N_
 from tablepi.table import CommandError
 
 log = logging.getLogger(__name__)
@@ -108,10 +109,10 @@ class SpaceBeansController:
         names = [state["players"][i]["name"] for i in state["leaders"]]
         total = state["players"][state["leaders"][0]]["total"]
         if state["finished"]:
-            title = "Winner" if len(names) == 1 else "Shared win"
+            title = N_("Winner") if len(names) == 1 else N_("Shared win")
         else:
-            title = "Leader" if len(names) == 1 else "Joint leaders"
-        self.display.message([title, *names[:3], f"{total} points"])
+            title = N_("Leader") if len(names) == 1 else N_("Joint leaders")
+        self.display.message([title, *names[:3], N_("{total} points").format(total=total)])
         self._message_until = self.clock() + self.leader_seconds
 
     # -- internals -------------------------------------------------------------
@@ -135,11 +136,11 @@ class SpaceBeansController:
         if state is None:
             return ""
         if state.get("finished"):
-            return "Final scores"
+            return N_("Final scores")
         if state.get("end_triggered"):
-            return "Enter secret cards"
+            return N_("Enter secret cards")
         active = state.get("active")
-        return f"{state['players'][active]['name']}'s turn" if active is not None else ""
+        return N_("{name}'s turn").format(name=state["players"][active]["name"]) if active is not None else ""
 
     def _redraw(self) -> None:
         if self._message_until is not None or self._state is None:

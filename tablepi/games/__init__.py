@@ -27,6 +27,7 @@ import importlib
 from typing import Any
 
 from tablepi.games.errors import RuleError
+from tablepi.i18n import N_
 
 KINDS: dict[str, str] = {
     "beam_me_up": "tablepi.games.beam_me_up:BeamMeUp",
@@ -67,10 +68,13 @@ def winner_words(kind: str | None, game: Any) -> str | None:
         winner = view.get("winner")
         return str(winner["name"]) if isinstance(winner, dict) else None
     if kind == "outer_space":
-        return f"the {view['winner']}" if view.get("winner") else None
+        sides = {"humans": N_("the humans"), "aliens": N_("the aliens")}
+        return sides.get(view["winner"], f"the {view['winner']}") if view.get("winner") else None
     if kind == "space_beans":
         names = [str(view["players"][i]["name"]) for i in view.get("winners") or []]
-        return " and ".join(names) or None
+        if len(names) > 1:
+            return N_("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
+        return names[0] if names else None
     return None
 
 

@@ -41,6 +41,7 @@ from typing import Any
 from tablepi.games.errors import RuleError
 from tablepi.games.recorded import RecordedGame, player_names
 from tablepi.games.recorded import clone as _clone
+from tablepi.i18n import N_
 
 MIN_PLAYERS = 6
 MAX_PLAYERS = 12
@@ -77,21 +78,38 @@ class Setup:
         """The set-up steps in plain words, with this player count's numbers."""
         n = self.players
         return [
-            "Choose two rooms out of sight and hearing of each other: one is the Bridge, "
-            "the other the Engine Room.",
-            f"Put the control panel in the Engine Room with {self.panel_aliens} alien cards "
-            f"in its aliens slot.",
-            f"Make the team deck: {self.team_humans} human, {self.team_androids} android and "
-            f"{self.team_aliens} alien card ({self.team_deck} cards for {n} players). Shuffle it "
-            f"and deal one card face down to each player; look at yours and keep it secret.",
-            f"Put the other {self.panel_humans} human cards in the control panel's human slot "
-            f"and set the remaining alien cards aside.",
-            "Shuffle the equipment deck and put it in the Engine Room beside the control panel.",
-            "Put the quick reference sheet and the action envelopes by the control panel and set "
-            "the repair track to 0. The table runs the mission timer and flips the danger coin.",
-            f"To win: the humans need {self.repairs_to_win} repairs, the aliens need "
-            f"{self.aliens_to_win} aliens. The android wins with the aliens.",
-            "Vote on who gets the Engine Room key first: that player leads the first mission.",
+            N_(
+                "Choose two rooms out of sight and hearing of each other: one is the Bridge, "
+                "the other the Engine Room."
+            ),
+            N_(
+                "Put the control panel in the Engine Room with {panel_aliens} alien cards in its aliens slot."
+            ).format(panel_aliens=self.panel_aliens),
+            N_(
+                "Make the team deck: {team_humans} human, {team_androids} android and {team_aliens} alien "
+                "card ({team_deck} cards for {n} players). Shuffle it and deal one card face down to each "
+                "player; look at yours and keep it secret."
+            ).format(
+                team_humans=self.team_humans,
+                team_androids=self.team_androids,
+                team_aliens=self.team_aliens,
+                team_deck=self.team_deck,
+                n=n,
+            ),
+            N_(
+                "Put the other {panel_humans} human cards in the control panel's human slot and set the "
+                "remaining alien cards aside."
+            ).format(panel_humans=self.panel_humans),
+            N_("Shuffle the equipment deck and put it in the Engine Room beside the control panel."),
+            N_(
+                "Put the quick reference sheet and the action envelopes by the control panel and set "
+                "the repair track to 0. The table runs the mission timer and flips the danger coin."
+            ),
+            N_(
+                "To win: the humans need {repairs_to_win} repairs, the aliens need {aliens_to_win} "
+                "aliens. The android wins with the aliens."
+            ).format(repairs_to_win=self.repairs_to_win, aliens_to_win=self.aliens_to_win),
+            N_("Vote on who gets the Engine Room key first: that player leads the first mission."),
         ]
 
     def to_dict(self) -> dict[str, Any]:
@@ -111,7 +129,10 @@ def setup(n: int) -> Setup:
     """The set-up for ``n`` players (6..12); any other count raises RuleError T1."""
     if isinstance(n, bool) or not isinstance(n, int) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise RuleError(
-            "T1", f"They Came From Outer Space is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n!r}"
+            "T1",
+            N_("They Came From Outer Space is for {min_players} to {max_players} players, not {n}").format(
+                min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, n=repr(n)
+            ),
         )
     if n <= 7:
         panel_aliens, to_win = 3, 4
@@ -189,19 +210,19 @@ class MissionTimer:
         if self.ended(now):
             return MissionTimer(self.duration, 0.0, now)
         if self.running:
-            raise RuleError("T2", "the mission timer is already running")
+            raise RuleError("T2", N_("the mission timer is already running"))
         return MissionTimer(self.duration, self.used, now)
 
     def resume(self, now: float) -> MissionTimer:
         if self.running or self.used <= 0:
-            raise RuleError("T2", "only a paused mission timer can be resumed")
+            raise RuleError("T2", N_("only a paused mission timer can be resumed"))
         return self.start(now)
 
     def pause(self, now: float) -> MissionTimer:
         if not self.running:
-            raise RuleError("T2", "the mission timer is not running")
+            raise RuleError("T2", N_("the mission timer is not running"))
         if self.ended(now):
-            raise RuleError("T2", "the mission timer has already run out")
+            raise RuleError("T2", N_("the mission timer has already run out"))
         return MissionTimer(self.duration, self.elapsed(now), None)
 
     def reset(self) -> MissionTimer:
@@ -263,7 +284,11 @@ def _settings(settings: Any) -> dict[str, Any]:
         or not (MIN_TIMER_SECONDS <= seconds <= MAX_TIMER_SECONDS)
     ):
         raise RuleError(
-            "T2", f"timer_seconds must be a number from {MIN_TIMER_SECONDS:g} to {MAX_TIMER_SECONDS:g}"
+            "T2",
+            N_("timer_seconds must be a number from {min_timer_seconds} to {max_timer_seconds}").format(
+                min_timer_seconds=format(MIN_TIMER_SECONDS, "g"),
+                max_timer_seconds=format(MAX_TIMER_SECONDS, "g"),
+            ),
         )
     return {"players": names, "timer_seconds": float(seconds)}
 
@@ -320,7 +345,7 @@ class OuterSpace(RecordedGame):
         try:
             record = _clone(command)
         except (TypeError, ValueError):
-            raise RuleError("command", "a command must be plain JSON data") from None
+            raise RuleError("command", N_("a command must be plain JSON data")) from None
         return self._apply(state, record), record
 
     @classmethod
@@ -331,7 +356,7 @@ class OuterSpace(RecordedGame):
             game._load_commands(data)
             MissionTimer.from_dict(game._state["timer"])
         except (KeyError, TypeError, ValueError) as exc:
-            raise RuleError("saved-game", f"not a saved Outer Space game: {exc}") from None
+            raise RuleError("saved-game", N_("not a saved Outer Space game: {exc}").format(exc=exc)) from None
         return game
 
     def public_view(self, now: float | None = None) -> dict[str, Any]:
@@ -373,21 +398,21 @@ class OuterSpace(RecordedGame):
 
     def _player(self, name: Any) -> str:
         if not isinstance(name, str):
-            raise RuleError("player", "name a player")
+            raise RuleError("player", N_("name a player"))
         for player in self._settings["players"]:
             if player.casefold() == name.strip().casefold():
                 return player
-        raise RuleError("player", f"{name!r} is not playing")
+        raise RuleError("player", N_("{name} is not playing").format(name=repr(name)))
 
     def _apply(self, s: dict[str, Any], command: Any) -> dict[str, Any]:
         if not isinstance(command, dict) or not isinstance(command.get("type"), str):
-            raise RuleError("command", "a command is an object with a type")
+            raise RuleError("command", N_("a command is an object with a type"))
         kind = command["type"]
         handler = getattr(self, f"_cmd_{kind}", None)
         if handler is None:
-            raise RuleError("command", f"unknown command {kind!r}")
+            raise RuleError("command", N_("unknown command {kind}").format(kind=repr(kind)))
         if s["winner"] is not None:
-            raise RuleError("finished", f"the game is over: the {s['winner']} won")
+            raise RuleError("finished", N_("the game is over: the {value} won").format(value=s["winner"]))
         handler(s, command)
         return s
 
@@ -395,7 +420,7 @@ class OuterSpace(RecordedGame):
     def _at(command: dict[str, Any]) -> float:
         at = command.get("at")
         if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
-            raise RuleError("T2", "timer commands need the time they were given (at)")
+            raise RuleError("T2", N_("timer commands need the time they were given (at)"))
         return float(at)
 
     def _cmd_timer_start(self, s: dict[str, Any], command: dict[str, Any]) -> None:
@@ -414,7 +439,10 @@ class OuterSpace(RecordedGame):
             return
         if s["phase"] != "Bridge":
             raise RuleError(
-                "T4", f"{s['leader']} leads this mission; the next leader is chosen in the Bridge phase"
+                "T4",
+                N_("{value} leads this mission; the next leader is chosen in the Bridge phase").format(
+                    value=s["leader"]
+                ),
             )
         self._check_next_leader(s, player)
         self._next_mission(s, player, votes=None)
@@ -422,76 +450,107 @@ class OuterSpace(RecordedGame):
     def _cmd_partner(self, s: dict[str, Any], command: dict[str, Any]) -> None:
         player = self._player(command.get("player"))
         if s["leader"] is None:
-            raise RuleError("T4", "vote on the first mission leader before choosing a partner")
+            raise RuleError("T4", N_("vote on the first mission leader before choosing a partner"))
         if s["phase"] != "Trek":
-            raise RuleError("T4", "the partner is chosen in the Trek phase")
+            raise RuleError("T4", N_("the partner is chosen in the Trek phase"))
         if player == s["leader"]:
-            raise RuleError("T4", f"{player} leads this mission and cannot be their own partner")
+            raise RuleError(
+                "T4", N_("{player} leads this mission and cannot be their own partner").format(player=player)
+            )
         previous = s["previous"]
         if previous and player in (previous["leader"], previous["partner"]):
-            raise RuleError("T4", f"{player} was on the previous mission and cannot be chosen as partner")
+            raise RuleError(
+                "T4",
+                N_("{player} was on the previous mission and cannot be chosen as partner").format(
+                    player=player
+                ),
+            )
         s["partner"] = player
 
     def _cmd_next_phase(self, s: dict[str, Any], command: dict[str, Any]) -> None:
         phase = s["phase"]
         if phase == "Trek":
             if s["leader"] is None:
-                raise RuleError("T4", "vote on the first mission leader first")
+                raise RuleError("T4", N_("vote on the first mission leader first"))
             if s["partner"] is None:
-                raise RuleError("T4", f"{s['leader']} must choose a partner before the mission")
+                raise RuleError(
+                    "T4", N_("{value} must choose a partner before the mission").format(value=s["leader"])
+                )
         if phase == "Bridge":
-            raise RuleError("T4", "vote on the next mission leader to start the next mission")
+            raise RuleError("T4", N_("vote on the next mission leader to start the next mission"))
         s["phase"] = PHASES[PHASES.index(phase) + 1]
 
     def _cmd_vote(self, s: dict[str, Any], command: dict[str, Any]) -> None:
         if s["phase"] != "Bridge":
-            raise RuleError("T4", "the crew votes on the next leader in the Bridge phase")
+            raise RuleError("T4", N_("the crew votes on the next leader in the Bridge phase"))
         votes = command.get("votes")
         if not isinstance(votes, dict) or not votes:
-            raise RuleError("vote", "votes must map player names to vote counts")
+            raise RuleError("vote", N_("votes must map player names to vote counts"))
         counts: dict[str, int] = {}
         for name, count in votes.items():
             player = self._player(name)
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                raise RuleError("vote", f"the votes for {player} must be a whole number, 0 or more")
+                raise RuleError(
+                    "vote",
+                    N_("the votes for {player} must be a whole number, 0 or more").format(player=player),
+                )
             if player in counts:
-                raise RuleError("vote", f"{player} is listed twice")
+                raise RuleError("vote", N_("{player} is listed twice").format(player=player))
             counts[player] = count
         if sum(counts.values()) > len(self._settings["players"]):
-            raise RuleError("vote", f"more votes than players ({len(self._settings['players'])})")
+            raise RuleError(
+                "vote", N_("more votes than players ({n})").format(n=len(self._settings["players"]))
+            )
         barred = [p for p in (s["leader"], s["partner"]) if counts.get(p, 0) > 0]
         if barred:
-            raise RuleError("T4", f"{' and '.join(barred)} went on this mission and cannot lead the next one")
+            raise RuleError(
+                "T4",
+                N_("{list} went on this mission and cannot lead the next one").format(
+                    list=" and ".join(barred)
+                ),
+            )
         top = max(counts.values())
         if top == 0:
-            raise RuleError("vote", "nobody has a vote yet")
+            raise RuleError("vote", N_("nobody has a vote yet"))
         tied = [p for p in self._settings["players"] if counts.get(p) == top]
         tie_break = command.get("tie_break")
         if len(tied) == 1:
             winner = tied[0]
             if tie_break is not None and self._player(tie_break) != winner:
-                raise RuleError("T4", f"{winner} has the most votes; there is no tie to break")
+                raise RuleError(
+                    "T4", N_("{winner} has the most votes; there is no tie to break").format(winner=winner)
+                )
         else:
             if tie_break is None:
                 raise RuleError(
                     "T4",
-                    f"{', '.join(tied)} tie with {top} votes: {s['leader']} "
-                    f"(the current leader) chooses among them",
+                    N_("{list} tie with {top} votes: {value} (the current leader) chooses among them").format(
+                        list=", ".join(tied), top=top, value=s["leader"]
+                    ),
                 )
             winner = self._player(tie_break)
             if winner not in tied:
-                raise RuleError("T4", f"{s['leader']} must choose one of the tied players: {', '.join(tied)}")
+                raise RuleError(
+                    "T4",
+                    N_("{value} must choose one of the tied players: {list}").format(
+                        value=s["leader"], list=", ".join(tied)
+                    ),
+                )
         self._next_mission(s, winner, votes={p: counts[p] for p in counts if counts[p] > 0})
 
     def _cmd_result(self, s: dict[str, Any], command: dict[str, Any]) -> None:
         winner = command.get("winner")
         if winner not in WINNERS:
-            raise RuleError("result", "the winner is 'humans' or 'aliens' (the android wins with the aliens)")
+            raise RuleError(
+                "result", N_("the winner is 'humans' or 'aliens' (the android wins with the aliens)")
+            )
         s["winner"] = winner
 
     def _check_next_leader(self, s: dict[str, Any], player: str) -> None:
         if player in (s["leader"], s["partner"]):
-            raise RuleError("T4", f"{player} went on this mission and cannot lead the next one")
+            raise RuleError(
+                "T4", N_("{player} went on this mission and cannot lead the next one").format(player=player)
+            )
 
     def _next_mission(self, s: dict[str, Any], leader: str, votes: dict[str, int] | None) -> None:
         s["history"].append(

@@ -54,6 +54,7 @@ from typing import Any
 from tablepi.games.errors import RuleError
 from tablepi.games.recorded import RecordedGame, player_names
 from tablepi.games.recorded import clone as _clone
+from tablepi.i18n import N_
 
 BEANS = ("Klingbohns", "Dark Beans", "Beanliens", "Centauribohnen", "Bohrion", "Moonbohnen", "Bluebeans")
 _BEAN_NAMES = {b.casefold(): b for b in BEANS} | {"klingbohnen": "Klingbohns", "darth beans": "Dark Beans"}
@@ -82,7 +83,12 @@ def rank(totals: list[int]) -> list[int]:
 def _settings(settings: Any) -> dict[str, Any]:
     names = player_names(settings)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise RuleError("S1", f"Space Beans is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
+        raise RuleError(
+            "S1",
+            N_("Space Beans is for {min_players} to {max_players} players, not {n}").format(
+                min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, n=len(names)
+            ),
+        )
     return {"players": names}
 
 
@@ -144,7 +150,7 @@ class SpaceBeans(RecordedGame):
             game._state = state
             game._load_commands(data)
         except (KeyError, TypeError, ValueError) as exc:
-            raise RuleError("saved-game", f"not a saved Space Beans game: {exc}") from None
+            raise RuleError("saved-game", N_("not a saved Space Beans game: {exc}").format(exc=exc)) from None
         return game
 
     def public_view(self, now: float | None = None) -> dict[str, Any]:
@@ -224,12 +230,12 @@ class SpaceBeans(RecordedGame):
 
     def _apply(self, s: dict[str, Any], command: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         if not isinstance(command, dict) or not isinstance(command.get("type"), str):
-            raise RuleError("command", "a command is an object with a type")
+            raise RuleError("command", N_("a command is an object with a type"))
         handler = getattr(self, f"_cmd_{command['type']}", None)
         if handler is None:
-            raise RuleError("command", f"unknown command {command['type']!r}")
+            raise RuleError("command", N_("unknown command {command}").format(command=repr(command["type"])))
         if self._finished(s):
-            raise RuleError("finished", "the game is over")
+            raise RuleError("finished", N_("the game is over"))
         record = handler(s, command)
         if "at" in command and isinstance(command["at"], int | float) and not isinstance(command["at"], bool):
             record["at"] = command["at"]
@@ -243,28 +249,35 @@ class SpaceBeans(RecordedGame):
         i = command.get("player")
         n = len(self._settings["players"])
         if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
-            raise RuleError("player", f"player must be a number from 0 to {n - 1}")
+            raise RuleError("player", N_("player must be a number from 0 to {n}").format(n=n - 1))
         if s["ender"] is not None:
-            raise RuleError("S3", "the game has ended: enter the secret collections (final)")
+            raise RuleError("S3", N_("the game has ended: enter the secret collections (final)"))
         active = s["turn"] % n
         if i != active:
-            raise RuleError("turn", f"it is {self._settings['players'][active]}'s turn")
+            raise RuleError(
+                "turn", N_("it is {setting}'s turn").format(setting=self._settings["players"][active])
+            )
         return i
 
     @staticmethod
     def _bean(value: Any) -> str:
         bean = _BEAN_NAMES.get(value.strip().casefold()) if isinstance(value, str) else None
         if bean is None:
-            raise RuleError("S1", f"unknown bean type {value!r}; the types are {', '.join(BEANS)}")
+            raise RuleError(
+                "S1",
+                N_("unknown bean type {value}; the types are {list}").format(
+                    value=repr(value), list=", ".join(BEANS)
+                ),
+            )
         return bean
 
     @staticmethod
     def _cards(value: Any) -> list[int]:
         if not isinstance(value, list) or not value:
-            raise RuleError("cards", "cards must be a list of card values")
+            raise RuleError("cards", N_("cards must be a list of card values"))
         for v in value:
             if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 9:
-                raise RuleError("S1", f"card values run from 1 to 9, not {v!r}")
+                raise RuleError("S1", N_("card values run from 1 to 9, not {v}").format(v=repr(v)))
         return list(value)
 
     @staticmethod
@@ -289,34 +302,44 @@ class SpaceBeans(RecordedGame):
             v = over[0]
             raise RuleError(
                 "S1",
-                f"{bean} has only {copies_in_deck(v)} card(s) of value {v}; "
-                f"that would make {seen[v]} in view",
+                N_(
+                    "{bean} has only {copies_in_deck} card(s) of value {v}; that would make {seen} in view"
+                ).format(bean=bean, copies_in_deck=copies_in_deck(v), v=v, seen=seen[v]),
             )
 
     def _cmd_add(self, s: dict[str, Any], command: dict[str, Any]) -> dict[str, Any]:
         i = self._active_player(s, command)
         p = s["players"][i]
         if s["added"]:
-            raise RuleError("one-addition", "a turn has one addition: add to one collection or start one")
+            raise RuleError("one-addition", N_("a turn has one addition: add to one collection or start one"))
         if p["reveal"]:
-            raise RuleError("S2", "the secret collection turned face up: reveal its cards first")
+            raise RuleError("S2", N_("the secret collection turned face up: reveal its cards first"))
         where = command.get("collection")
         if where == "secret":
             extra = sorted(set(command) - {"type", "player", "collection", "count", "at", "manual"})
             if extra:
                 # Anything beside the count could give the secret away in the table's log.
                 raise RuleError(
-                    "secret", f"a secret addition is entered as a count only, not {', '.join(extra)}"
+                    "secret",
+                    N_("a secret addition is entered as a count only, not {list}").format(
+                        list=", ".join(extra)
+                    ),
                 )
             k = command.get("count")
             if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-                raise RuleError("count", "count must be a whole number of cards, 1 or more")
+                raise RuleError("count", N_("count must be a whole number of cards, 1 or more"))
             if p["open"] is None:
                 raise RuleError(
-                    "S2", "start the open collection first: the secret collection is always the second one"
+                    "S2",
+                    N_("start the open collection first: the secret collection is always the second one"),
                 )
             if p["secret"] + k > CARDS_PER_TYPE:
-                raise RuleError("S1", f"a collection holds one bean type: at most {CARDS_PER_TYPE} cards")
+                raise RuleError(
+                    "S1",
+                    N_("a collection holds one bean type: at most {cards_per_type} cards").format(
+                        cards_per_type=CARDS_PER_TYPE
+                    ),
+                )
             p["secret"] += k
             record: dict[str, Any] = {"type": "add", "player": i, "collection": "secret", "count": k}
         elif where == "open":
@@ -324,11 +347,12 @@ class SpaceBeans(RecordedGame):
             cards = self._cards(command.get("cards"))
             if p["open"] is not None and p["open"]["bean"] != bean:
                 if p["secret"]:
-                    raise RuleError("two-collections", "a player may have no more than two collections")
+                    raise RuleError("two-collections", N_("a player may have no more than two collections"))
                 raise RuleError(
                     "S2",
-                    f"the open collection holds {p['open']['bean']} only; a second "
-                    f"bean type starts the secret collection",
+                    N_(
+                        "the open collection holds {p} only; a second bean type starts the secret collection"
+                    ).format(p=p["open"]["bean"]),
                 )
             self._check_deck(s, bean, cards)
             if p["open"] is None:
@@ -337,7 +361,7 @@ class SpaceBeans(RecordedGame):
                 p["open"]["cards"].extend(cards)
             record = {"type": "add", "player": i, "collection": "open", "bean": bean, "cards": cards}
         else:
-            raise RuleError("command", "collection must be 'open' or 'secret'")
+            raise RuleError("command", N_("collection must be 'open' or 'secret'"))
         s["added"] = True
         return record
 
@@ -345,13 +369,13 @@ class SpaceBeans(RecordedGame):
         i = self._active_player(s, command)
         p = s["players"][i]
         if s["turn"] < len(self._settings["players"]):
-            raise RuleError("first-round", "collections are closed out from the second round on")
+            raise RuleError("first-round", N_("collections are closed out from the second round on"))
         if s["added"]:
-            raise RuleError("turn-order", "close out collections before adding to one")
+            raise RuleError("turn-order", N_("close out collections before adding to one"))
         if p["reveal"]:
-            raise RuleError("S2", "the secret collection turned face up: reveal its cards first")
+            raise RuleError("S2", N_("the secret collection turned face up: reveal its cards first"))
         if p["open"] is None:
-            raise RuleError("S2", "there is no open collection to close out")
+            raise RuleError("S2", N_("there is no open collection to close out"))
         cards = p["open"]["cards"]
         trophy = len(cards) if len(cards) in cards else None
         if trophy is not None:
@@ -373,11 +397,13 @@ class SpaceBeans(RecordedGame):
         i = self._active_player(s, command)
         p = s["players"][i]
         if not p["reveal"]:
-            raise RuleError("S2", "a secret collection is revealed when the open one is closed out")
+            raise RuleError("S2", N_("a secret collection is revealed when the open one is closed out"))
         bean = self._bean(command.get("bean"))
         cards = self._cards(command.get("cards"))
         if len(cards) != p["reveal"]:
-            raise RuleError("S2", f"the secret collection has {p['reveal']} cards, not {len(cards)}")
+            raise RuleError(
+                "S2", N_("the secret collection has {p} cards, not {n}").format(p=p["reveal"], n=len(cards))
+            )
         self._check_deck(s, bean, cards)
         p["open"] = {"bean": bean, "cards": cards}
         p["reveal"] = 0
@@ -385,14 +411,14 @@ class SpaceBeans(RecordedGame):
 
     def _cmd_end_turn(self, s: dict[str, Any], command: dict[str, Any]) -> dict[str, Any]:
         if s["ender"] is not None:
-            raise RuleError("S3", "the game has ended: enter the secret collections (final)")
+            raise RuleError("S3", N_("the game has ended: enter the secret collections (final)"))
         n = len(self._settings["players"])
         active = s["turn"] % n
         p = s["players"][active]
         if p["reveal"]:
-            raise RuleError("S2", "the secret collection turned face up: reveal its cards first")
+            raise RuleError("S2", N_("the secret collection turned face up: reveal its cards first"))
         if not s["added"]:
-            raise RuleError("one-addition", "each turn adds to a collection or starts one before it ends")
+            raise RuleError("one-addition", N_("each turn adds to a collection or starts one before it ends"))
         if sum(t["value"] for t in p["trophies"]) >= TARGET:
             s["ender"] = active
             for q in s["players"]:
@@ -405,18 +431,23 @@ class SpaceBeans(RecordedGame):
 
     def _cmd_final(self, s: dict[str, Any], command: dict[str, Any]) -> dict[str, Any]:
         if s["ender"] is None:
-            raise RuleError("S3", "secret collections are entered once the game has ended")
+            raise RuleError("S3", N_("secret collections are entered once the game has ended"))
         i = command.get("player")
         n = len(self._settings["players"])
         if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
-            raise RuleError("player", f"player must be a number from 0 to {n - 1}")
+            raise RuleError("player", N_("player must be a number from 0 to {n}").format(n=n - 1))
         p = s["players"][i]
         if p["final"] is not None:
-            raise RuleError("S3", f"{self._settings['players'][i]}'s collections are already in")
+            raise RuleError(
+                "S3",
+                N_("{setting}'s collections are already in").format(setting=self._settings["players"][i]),
+            )
         bean = self._bean(command.get("bean"))
         cards = self._cards(command.get("cards"))
         if len(cards) != p["secret"]:
-            raise RuleError("S3", f"the secret collection has {p['secret']} cards, not {len(cards)}")
+            raise RuleError(
+                "S3", N_("the secret collection has {p} cards, not {n}").format(p=p["secret"], n=len(cards))
+            )
         self._check_deck(s, bean, cards)
         p["final"] = {"bean": bean, "cards": cards}
         return {"type": "final", "player": i, "bean": bean, "cards": cards}

@@ -9,6 +9,7 @@
 (function () {
   "use strict";
   var TP = window.TablePi;
+  var _ = TP._;
   var panel = document.getElementById("beans-panel");
   if (!panel) return;
   var $ = function (id) { return document.getElementById(id); };
@@ -27,8 +28,8 @@
     var n = cards.length;
     if (!n) return "";
     return score(cards)
-      ? n + " cards with a " + n + ": closing out gives a trophy worth " + n
-      : n + " cards, none shows " + n + ": closing out gives no trophy";
+      ? _("{n} cards with a {n}: closing out gives a trophy worth {n}", { n: n })
+      : _("{n} cards, none shows {n}: closing out gives no trophy", { n: n });
   }
 
   // The deck has one card of each value 1..3 and two of each 4..9 per bean (S1).
@@ -38,7 +39,10 @@
       var v = cards[i];
       counts[v] = (counts[v] || 0) + 1;
       var copies = v <= 3 ? 1 : 2;
-      if (counts[v] > copies) return bean + " has only " + copies + " card" + (copies > 1 ? "s" : "") + " of value " + v;
+      if (counts[v] > copies) {
+        return copies > 1 ? _("{bean} has only {n} cards of value {v}", { bean: bean, n: copies, v: v })
+          : _("{bean} has only {n} card of value {v}", { bean: bean, n: copies, v: v });
+      }
     }
     return "";
   }
@@ -89,7 +93,7 @@
     state = game.state;
     var s = state;
 
-    $("beans-who").innerHTML = '<span class="muted">I am</span> ' + s.players.map(function (p) {
+    $("beans-who").innerHTML = '<span class="muted">' + esc(_("I am")) + "</span> " + s.players.map(function (p) {
       return '<button type="button" class="small ' + (p.index === myIndex() ? "" : "secondary") +
         '" data-beans-player="' + p.index + '">' + esc(p.name) + "</button>";
     }).join(" ");
@@ -97,14 +101,14 @@
     var me = myIndex();
     var show = function (id, yes) { $(id).classList.toggle("hidden", !yes); };
     if (me < 0) {
-      $("beans-me").innerHTML = '<p class="muted">Pick your name to keep your score sheet on this phone.</p>';
+      $("beans-me").innerHTML = '<p class="muted">' + esc(_("Pick your name to keep your score sheet on this phone.")) + "</p>";
       ["beans-actions"].forEach(function (id) { show(id, false); });
       return;
     }
     var p = s.players[me];
     if (s.finished) {
       show("beans-actions", false);
-      $("beans-me").innerHTML = "<p><b>" + esc(p.name) + "</b>: " + p.total + " points in all. The final scores are below.</p>";
+      $("beans-me").innerHTML = "<p><b>" + esc(p.name) + "</b>: " + esc(_("{n} points in all. The final scores are below.", { n: p.total })) + "</p>";
       localStorage.removeItem(secretKey(me));
       return;
     }
@@ -113,16 +117,18 @@
     var sec = syncSecret(me, secretCount);
     var local = secretCards(sec);
     $("beans-me").innerHTML =
-      "<p><b>" + esc(p.name) + "</b>: " + p.trophy_points + " trophy points" +
-      (p.bonus ? " + " + p.bonus + " bonus" : "") + " (" + p.to_target + " to go)</p>" +
-      '<div class="small muted">Trophies</div><div class="bean-cards">' +
+      "<p><b>" + esc(p.name) + "</b>: " + esc(_("{n} trophy points", { n: p.trophy_points })) +
+      (p.bonus ? " + " + esc(_("{n} bonus", { n: p.bonus })) : "") + " (" + esc(_("{n} to go", { n: p.to_target })) + ")</p>" +
+      '<div class="small muted">' + esc(_("Trophies")) + '</div><div class="bean-cards">' +
       (p.trophies.length ? cardsHtml(p.trophies.map(function (t) { return t.value; }), "trophy")
-        : '<span class="muted">none yet</span>') + "</div>" +
-      '<div class="small muted">Open collection' + (p.open ? ": " + esc(p.open.bean) : "") + '</div><div class="bean-cards">' +
-      (p.open ? cardsHtml(p.open.cards) : '<span class="muted">none</span>') + "</div>" +
-      '<div class="small muted">Secret collection (' + secretCount + " cards" +
-      (local.length ? ", " + esc(sec.bean || "") + ", on this phone only" : "") + ')</div><div class="bean-cards" id="beans-secret-local">' +
-      (local.length ? cardsHtml(local, "") : secretCount ? '<span class="muted">not recorded on this phone</span>' : '<span class="muted">none</span>') + "</div>";
+        : '<span class="muted">' + esc(_("none yet")) + "</span>") + "</div>" +
+      '<div class="small muted">' + esc(_("Open collection")) + (p.open ? ": " + esc(p.open.bean) : "") + '</div><div class="bean-cards">' +
+      (p.open ? cardsHtml(p.open.cards) : '<span class="muted">' + esc(_("none")) + "</span>") + "</div>" +
+      '<div class="small muted">' + esc(local.length
+        ? _("Secret collection ({n} cards, {bean}, on this phone only)", { n: secretCount, bean: sec.bean || "" })
+        : _("Secret collection ({n} cards)", { n: secretCount })) + '</div><div class="bean-cards" id="beans-secret-local">' +
+      (local.length ? cardsHtml(local, "") : secretCount ? '<span class="muted">' + esc(_("not recorded on this phone")) + "</span>"
+        : '<span class="muted">' + esc(_("none")) + "</span>") + "</div>";
 
     var active = s.active === me && !s.end_triggered;
     var newMode = null;
@@ -171,30 +177,31 @@
     var beanSel = $("beans-bean");
     $("beans-entry-target").classList.toggle("hidden", mode !== "add");
     beanSel.disabled = false;
-    var preview = "", note = "", title = "Add cards", send = "Add";
+    var preview = "", note = "", title = _("Add cards"), send = _("Add");
+    var counted = _("{n} of {need} cards", { n: draft.length, need: need });
     if (mode === "reveal") {
-      title = "Your secret collection turned face up: enter its " + need + " cards";
-      send = "Turn face up";
-      preview = draft.length === need ? "Closing it out would give: " + scoreWords(draft) : draft.length + " of " + need + " cards";
+      title = _("Your secret collection turned face up: enter its {need} cards", { need: need });
+      send = _("Turn face up");
+      preview = draft.length === need ? _("Closing it out would give: {score}", { score: scoreWords(draft) }) : counted;
     } else if (mode === "final") {
-      title = "The game is over: enter your secret collection (" + need + " cards)";
-      send = "Enter and score";
-      preview = draft.length === need ? scoreWords(draft) : draft.length + " of " + need + " cards";
+      title = _("The game is over: enter your secret collection ({need} cards)", { need: need });
+      send = _("Enter and score");
+      preview = draft.length === need ? scoreWords(draft) : counted;
     } else if (t === "open") {
       if (p.open) { beanSel.value = p.open.bean; beanSel.disabled = true; }
       var all = (p.open ? p.open.cards : []).concat(draft);
-      preview = draft.length ? "Open collection then: " + scoreWords(all) : "";
-      send = p.open ? "Add to the open collection" : "Start the open collection";
+      preview = draft.length ? _("Open collection then: {score}", { score: scoreWords(all) }) : "";
+      send = p.open ? _("Add to the open collection") : _("Start the open collection");
     } else {
       var sec = loadSecret(me);
       if (sec.bean) { beanSel.value = sec.bean; beanSel.disabled = true; }
       var allS = secretCards(sec).concat(draft);
-      preview = draft.length ? "Secret collection then: " + scoreWords(allS) : "";
-      note = "Only the number of cards (" + draft.length + ") goes to the table; the values stay on this phone.";
-      send = p.secret_count ? "Add to the secret collection" : "Start the secret collection";
+      preview = draft.length ? _("Secret collection then: {score}", { score: scoreWords(allS) }) : "";
+      note = _("Only the number of cards ({n}) goes to the table; the values stay on this phone.", { n: draft.length });
+      send = p.secret_count ? _("Add to the secret collection") : _("Start the secret collection");
     }
     $("beans-entry-title").textContent = title;
-    $("beans-draft").innerHTML = draft.length ? cardsHtml(draft) : '<span class="muted">no cards yet</span>';
+    $("beans-draft").innerHTML = draft.length ? cardsHtml(draft) : '<span class="muted">' + esc(_("no cards yet")) + "</span>";
     var known = mode === "add" && t === "open" && p.open ? p.open.cards.concat(draft) : draft;
     var problem = mode === "add" && t === "secret" ? "" : deckProblem(beanSel.value, known);
     $("beans-preview").textContent = problem || preview;

@@ -2,6 +2,28 @@
 // Every text goes in with textContent: what tables publish is never markup.
 (function () {
   "use strict";
+  var _ = window.TablePi._;
+  // Words for the states a table reports, for the catalogs.
+  var TIMER_WORDS = { ready: _("ready"), running: _("running"), paused: _("paused"), ended: _("time is up") };
+  var STATUS_WORDS = [_("offline"), _("online"), _("unknown"), _("connecting"), _("the humans"), _("the aliens")];
+  // A table publishes its game's progress in English ("roll 2/3 · 5 to win",
+  // "mission 2 · Bridge", "round 4 · last round"): said here in the board's language.
+  var DETAILS = [
+    [/^roll (\d+)\/(\d+)$/, function (m) { return _("roll {n}/{of}", { n: m[1], of: m[2] }); }],
+    [/^(\d+) to win$/, function (m) { return _("{n} to win", { n: m[1] }); }],
+    [/^mission (\d+)$/, function (m) { return _("mission {n}", { n: m[1] }); }],
+    [/^round (\d+)$/, function (m) { return _("round {n}", { n: m[1] }); }],
+    [/^last round$/, function () { return _("last round"); }]
+  ];
+  function detailWords(detail) {
+    return String(detail).split(" · ").map(function (part) {
+      for (var i = 0; i < DETAILS.length; i++) {
+        var m = part.match(DETAILS[i][0]);
+        if (m) return DETAILS[i][1](m);
+      }
+      return part;  // a phase name, kept as the box prints it
+    }).join(" · ");
+  }
   var grid = document.getElementById("tables");
   var empty = document.getElementById("empty");
   var tables = new Map(); // table id -> {data, el}
@@ -46,7 +68,7 @@
     if (timer.running && left > 0 && left <= WARN_SECONDS) cls += " warn";
     node.className = cls;
     node.textContent = clock(left);
-    node.title = "mission timer: " + state;
+    node.title = _("mission timer: {state}", { state: _(TIMER_WORDS[state] || state) });
   }
 
   var linked = true; // whether the board hears the broker
@@ -61,20 +83,20 @@
     root.dataset.status = t.status || "unknown";
     var head = el("div", "t-head");
     head.appendChild(el("span", "t-name", t.name || t.table));
-    var status = linked ? (t.status === "online" ? "" : t.status || "") : "the board lost the broker";
+    var status = linked ? (t.status === "online" || !t.status ? "" : _(t.status)) : _("the board lost the broker");
     head.appendChild(el("span", "t-status", status));
     var timer = el("span", "t-timer hidden");
     head.appendChild(timer);
     root.appendChild(head);
     drawTimer(timer, game.finished ? null : t.timer);
     if (!game.kind) {
-      root.appendChild(el("div", "t-idle", "No game on the table"));
+      root.appendChild(el("div", "t-idle", _("No game on the table")));
       return root;
     }
     root.appendChild(el("div", "t-game", game.title || game.kind));
     var bits = [];
-    if (game.detail) bits.push(game.detail);
-    if (game.turn && !game.finished) bits.push((game.kind === "outer_space" ? "leader " : "turn: ") + game.turn);
+    if (game.detail) bits.push(detailWords(game.detail));
+    if (game.turn && !game.finished) bits.push(game.kind === "outer_space" ? _("leader {name}", { name: game.turn }) : _("turn: {name}", { name: game.turn }));
     if (bits.length) root.appendChild(el("div", "t-detail", bits.join(" · ")));
     var players = game.players || [];
     var scored = players.some(function (p) { return p.score !== null && p.score !== undefined; });
@@ -84,13 +106,13 @@
       if (p.name === game.turn && !game.finished) li.classList.add("turn");
       if (p.name === game.leader) li.classList.add("leader");
       li.appendChild(el("span", "p-name", p.name));
-      if (p.table) li.appendChild(el("span", "p-table", "table"));
+      if (p.table) li.appendChild(el("span", "p-table", _("table")));
       if (scored) li.appendChild(el("span", "p-score", p.score === null ? "–" : p.score));
       list.appendChild(li);
     });
     root.appendChild(list);
     if (game.finished || game.winner) {
-      root.appendChild(el("div", "t-winner", game.winner ? "Won: " + game.winner : "Game over"));
+      root.appendChild(el("div", "t-winner", game.winner ? _("Won: {winner}", { winner: _(game.winner) }) : _("Game over")));
     }
     return root;
   }
@@ -108,7 +130,8 @@
     var online = 0;
     tables.forEach(function (entry) { if (entry.data.status === "online") online++; });
     document.getElementById("count").textContent =
-      n ? n + (n === 1 ? " table" : " tables") + " · " + online + " online" : "no tables yet";
+      n ? (n === 1 ? _("{n} table", { n: n }) : _("{n} tables", { n: n })) + " · " + _("{n} online", { n: online })
+        : _("no tables yet");
   }
 
   function reorder() {
@@ -154,7 +177,7 @@
     if (moved) reorder();
     layout();
     var broker = document.getElementById("broker");
-    broker.textContent = "broker: " + msg.link;
+    broker.textContent = _("broker: {state}", { state: _(msg.link) });
     broker.title = msg.link_error || "";
     broker.className = "pill " + (msg.link === "online" ? "online" : "offline");
   }
@@ -172,7 +195,7 @@
 
   var link = document.getElementById("link");
   function setLink(ok) {
-    link.textContent = ok ? "live" : "reconnecting…";
+    link.textContent = ok ? _("live") : _("reconnecting…");
     link.className = "pill " + (ok ? "online" : "offline");
     link.id = "link";
   }

@@ -73,7 +73,7 @@
     camBusy = true;
     var next = new Image();
     next.onload = function () { cam.src = next.src; note.textContent = ""; camBusy = false; };
-    next.onerror = function () { note.textContent = "No camera frame yet."; camBusy = false; };
+    next.onerror = function () { note.textContent = TP._("No camera frame yet."); camBusy = false; };
     next.src = "/api/camera.jpg?t=" + Date.now();
   }
   if (cam) {
@@ -94,14 +94,14 @@
     if (!r) { box.innerHTML = ""; return; }
     box.innerHTML = frameOrder(r.dice || []).map(function (d) {
       var pct = Math.round((d.confidence || 0) * 100);
-      return '<span class="read-die"><span class="die" title="confidence ' + pct + '%">' + TP.dieSvg(d.value) +
+      return '<span class="read-die"><span class="die" title="' + TP._("confidence {p}%", { p: pct }) + '">' + TP.dieSvg(d.value) +
         '</span><span class="small muted conf">' + pct + "%</span></span>";
     }).join("");
     if (r.problem) {
       var problem = document.createElement("span");
       problem.className = "small";
       problem.style.color = "var(--bad)";
-      problem.textContent = r.problem;
+      problem.textContent = r.problem_shown || r.problem;
       box.appendChild(problem);
     }
   }

@@ -15,6 +15,7 @@
   var lastHtml = null;
 
   var TP = (window.TablePi = window.TablePi || {});
+  var _ = TP._;
   TP.afterRender = function (fn) { hooks.push(fn); fn(region); };
 
   function runHooks() {
@@ -39,7 +40,7 @@
         region.innerHTML = html;
         runHooks();
       })
-      .catch(function (e) { setStatus("offline", "Cannot reach the table (" + e.message + ")"); })
+      .catch(function (e) { setStatus("offline", _("Cannot reach the table ({why})", { why: e.message })); })
       .then(function () {
         fetching = false;
         if (again) { again = false; refresh(); }
@@ -64,34 +65,41 @@
     var refused = false;
     es.onopen = function () {
       refused = false;
-      setStatus("online", "live");
+      setStatus("online", _("live"));
       if (opened) refresh();
       opened = true;
     };
-    es.onerror = function () { if (!refused) setStatus("offline", "reconnecting…"); };
-    ["state", "missed", "timer", "settings", "table_player"].forEach(function (t) { es.addEventListener(t, refresh); });
+    es.onerror = function () { if (!refused) setStatus("offline", _("reconnecting…")); };
+    ["state", "missed", "timer", "table_player"].forEach(function (t) { es.addEventListener(t, refresh); });
+    // A new language for the table: the TV (which follows it) reads the whole page again.
+    es.addEventListener("settings", function (ev) {
+      var d = {};
+      try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
+      if (d.language && view === "tv") window.location.reload();
+      else refresh();
+    });
     es.addEventListener("rolling", function () { body.classList.add("rolling"); });
     // A reading the table refused comes with the state (its "refused_reading"), drawn in the region.
     es.addEventListener("reading", function () { body.classList.remove("rolling"); });
     es.addEventListener("camera", function (ev) {
       var d = {};
       try { d = JSON.parse(ev.data); } catch (e) { /* keep going */ }
-      showNotice(d.message || (d.lost ? "Camera lost" : "Camera back"), d.lost ? "warn" : "info");
+      showNotice(d.shown || d.message || (d.lost ? _("Camera lost") : _("Camera back")), d.lost ? "warn" : "info");
     });
     // A button on the table was refused: say why here too, not only on the OLED.
     es.addEventListener("refused", function (ev) {
-      try { showNotice("The table: " + JSON.parse(ev.data).message, "warn"); } catch (e) { /* keep going */ }
+      try { var r = JSON.parse(ev.data); showNotice(_("The table: {message}", { message: r.shown || r.message }), "warn"); } catch (e) { /* keep going */ }
     });
     // Refused a live view for now (too many open): not live, and the browser retries later.
     es.addEventListener("busy", function (ev) {
-      var text = "busy";
-      try { text = JSON.parse(ev.data).message || text; } catch (e) { /* keep going */ }
+      var text = _("busy");
+      try { var b = JSON.parse(ev.data); text = b.shown || b.message || text; } catch (e) { /* keep going */ }
       refused = true;
       setStatus("offline", text);
     });
     es.addEventListener("error", function (ev) {
       if (!ev.data) return;  // a connection error, handled by onerror
-      try { showNotice(JSON.parse(ev.data).message || ev.data, "warn"); } catch (e) { showNotice(ev.data, "warn"); }
+      try { var m = JSON.parse(ev.data); showNotice(m.shown || m.message || ev.data, "warn"); } catch (e) { showNotice(ev.data, "warn"); }
     });
     TP.events = es;
   }
@@ -184,10 +192,10 @@
 
   function errorText(data, status) {
     if (data && data.error) {
-      // The rule's code stays in the JSON for developers; players read the words.
-      return sentence(data.error);
+      // The rule's code stays in the JSON for developers; players read the words (in their language: "shown").
+      return sentence(data.shown || data.error);
     }
-    return "The table refused that (HTTP " + status + ").";
+    return _("The table refused that (HTTP {status}).", { status: status });
   }
   TP.errorText = errorText;
 
@@ -215,7 +223,7 @@
         try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
         if (r.status === 401 || r.status === 403) {
           setAuthed(false);
-          throw new Error(errorText(data, r.status) || "Enter the table's PIN first.");
+          throw new Error(errorText(data, r.status) || _("Enter the table's PIN first."));
         }
         if (!r.ok) throw new Error(errorText(data, r.status));
         return data;
@@ -226,7 +234,7 @@
   // One command at a time: a double tap must not end two turns.
   var sending = false;
   TP.command = function (cmd) {
-    if (sending) return Promise.reject(new Error("a command is on its way"));
+    if (sending) return Promise.reject(new Error(_("a command is on its way")));
     sending = true;
     showError("");
     body.classList.add("busy");

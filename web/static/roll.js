@@ -7,6 +7,8 @@
 (function () {
   "use strict";
   var TP = window.TablePi;
+  var _ = TP._;
+  function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
   var box = document.getElementById("roll-composer");
   if (!box) return;
   var slotsEl = document.getElementById("rc-slots");
@@ -53,13 +55,13 @@
 
   function renderComposer() {
     slotsEl.innerHTML = slots.map(function (v, i) {
-      return '<button type="button" class="die-button" data-slot="' + i + '" aria-label="die ' + (i + 1) +
-        (v ? ": " + v : ": not set") + (locked[i] ? ", set aside" : "") + '"' +
+      return '<button type="button" class="die-button" data-slot="' + i + '" aria-label="' +
+        esc(_("die {n}", { n: i + 1 }) + ": " + (v || _("not set")) + (locked[i] ? ", " + _("set aside") : "")) + '"' +
         ' style="outline:' + (i === active && !locked[i] ? "3px solid var(--accent)" : "none") + '">' +
         '<span class="die' + (locked[i] ? " kept" : "") + '">' + dieSvg(v) + "</span></button>";
     }).join("");
     padEl.innerHTML = [1, 2, 3, 4, 5, 6].map(function (v) {
-      return '<button type="button" class="die-button" data-pick="' + v + '" aria-label="value ' + v + '">' +
+      return '<button type="button" class="die-button" data-pick="' + v + '" aria-label="' + esc(_("value {v}", { v: v })) + '">' +
         '<span class="die">' + dieSvg(v) + "</span></button>";
     }).join("");
     document.getElementById("rc-send").disabled = slots.indexOf(0) >= 0;
@@ -96,7 +98,7 @@
       keptIdx.forEach(function (idx, n) { slots[n] = st.dice[idx]; locked[n] = true; });
     }
     active = locked.indexOf(false);
-    document.getElementById("rc-title").textContent = correcting ? "Correct the roll" : "Enter a roll by hand";
+    document.getElementById("rc-title").textContent = correcting ? _("Correct the roll") : _("Enter a roll by hand");
     box.classList.remove("hidden");
     renderComposer();
     box.scrollIntoView({ behavior: "smooth", block: "center" });

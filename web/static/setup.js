@@ -8,13 +8,17 @@
   "use strict";
   var TP = window.TablePi;
   var $ = function (id) { return document.getElementById(id); };
+  var _ = TP._;
+  // The printed boards' names as the catalog has them (the server sends them in English).
+  var BOARD_NAMES = [_("Board A"), _("Board B"), _("Board C"), _("Board D")];
   var PRINTED = JSON.parse($("layouts-json").textContent);
   var COLUMNS = ["1", "2", "3", "4", "5", "6", "straight"];
+  var COLUMN_WORDS = { straight: _("straight") };
   var KINDS = {
-    beam_me_up: { min: 2, max: 4, hint: "2 to 4 players; each plays on a printed board (A to D) or a saved layout. " +
-      "Tick “table” for a seat the table plays itself: play alone against it, or fill an empty seat." },
-    outer_space: { min: 6, max: 12, hint: "6 to 12 players; the table runs the mission timer and the danger coin." },
-    space_beans: { min: 2, max: 6, hint: "2 to 6 players; each phone keeps its player's score sheet." }
+    beam_me_up: { min: 2, max: 4, hint: _("2 to 4 players; each plays on a printed board (A to D) or a saved layout. " +
+      "Tick “table” for a seat the table plays itself: play alone against it, or fill an empty seat.") },
+    outer_space: { min: 6, max: 12, hint: _("6 to 12 players; the table runs the mission timer and the danger coin.") },
+    space_beans: { min: 2, max: 6, hint: _("2 to 6 players; each phone keeps its player's score sheet.") }
   };
   var STORE = "tablepi-layouts";
 
@@ -34,12 +38,12 @@
   ];
   function boardOptions(selected) {
     var opts = Object.keys(PRINTED).map(function (k) {
-      return '<option value="' + k + '"' + (k === selected ? " selected" : "") + ">" + esc(PRINTED[k].name) + "</option>";
+      return '<option value="' + k + '"' + (k === selected ? " selected" : "") + ">" + esc(_(PRINTED[k].name)) + "</option>";
     });
     var mine = saved();
     Object.keys(mine).forEach(function (n) {
       var v = "custom:" + n;
-      opts.push('<option value="' + esc(v) + '"' + (v === selected ? " selected" : "") + ">" + esc(n) + " (saved)</option>");
+      opts.push('<option value="' + esc(v) + '"' + (v === selected ? " selected" : "") + ">" + esc(_("{name} (saved)", { name: n })) + "</option>");
     });
     return opts.join("");
   }
@@ -48,13 +52,13 @@
     var bmu = k === "beam_me_up";
     $("players").innerHTML = players.map(function (p, i) {
       return "<li>" +
-        '<input type="text" placeholder="Player ' + (i + 1) + '" value="' + esc(p.name) + '" data-i="' + i + '" aria-label="name of player ' + (i + 1) + '">' +
-        (bmu ? '<select data-board="' + i + '" aria-label="board of player ' + (i + 1) + '">' + boardOptions(p.board) + "</select>" +
-          '<label class="seat-kind" title="played by the table"><input type="checkbox" data-table="' + i + '"' +
-          (p.table ? " checked" : "") + ' aria-label="player ' + (i + 1) + ' played by the table"> table</label>' : "") +
-        '<button type="button" class="secondary small" data-up="' + i + '" aria-label="move up"' + (i === 0 ? " disabled" : "") + ">↑</button>" +
-        '<button type="button" class="secondary small" data-down="' + i + '" aria-label="move down"' + (i === players.length - 1 ? " disabled" : "") + ">↓</button>" +
-        '<button type="button" class="secondary small" data-remove="' + i + '" aria-label="remove">✕</button>' +
+        '<input type="text" placeholder="' + esc(_("Player {n}", { n: i + 1 })) + '" value="' + esc(p.name) + '" data-i="' + i + '" aria-label="' + esc(_("name of player {n}", { n: i + 1 })) + '">' +
+        (bmu ? '<select data-board="' + i + '" aria-label="' + esc(_("board of player {n}", { n: i + 1 })) + '">' + boardOptions(p.board) + "</select>" +
+          '<label class="seat-kind" title="' + esc(_("played by the table")) + '"><input type="checkbox" data-table="' + i + '"' +
+          (p.table ? " checked" : "") + ' aria-label="' + esc(_("player {n} played by the table", { n: i + 1 })) + '"> ' + esc(_("table")) + "</label>" : "") +
+        '<button type="button" class="secondary small" data-up="' + i + '" aria-label="' + esc(_("move up")) + '"' + (i === 0 ? " disabled" : "") + ">↑</button>" +
+        '<button type="button" class="secondary small" data-down="' + i + '" aria-label="' + esc(_("move down")) + '"' + (i === players.length - 1 ? " disabled" : "") + ">↓</button>" +
+        '<button type="button" class="secondary small" data-remove="' + i + '" aria-label="' + esc(_("remove")) + '">✕</button>' +
         "</li>";
     }).join("");
     $("add-player").disabled = players.length >= KINDS[k].max;
@@ -69,8 +73,8 @@
   function checkNames() {
     var long = players.filter(function (p) { return p.name.trim().length > NAME_CHARS; });
     var note = $("name-too-long");
-    note.textContent = long.length ? "A name is at most " + NAME_CHARS + " characters; this one has " +
-      long[0].name.trim().length + "." : "";
+    note.textContent = long.length ? _("A name is at most {max} characters; this one has {n}.",
+      { max: NAME_CHARS, n: long[0].name.trim().length }) : "";
     note.classList.toggle("hidden", !long.length);
     $("players").querySelectorAll("input[type=text]").forEach(function (input) {
       input.setAttribute("aria-invalid", input.value.trim().length > NAME_CHARS ? "true" : "false");
@@ -117,14 +121,14 @@
 
   function settings() {
     var k = kind();
-    var names = players.map(function (p, i) { return p.name.trim() || "Player " + (i + 1); });
+    var names = players.map(function (p, i) { return p.name.trim() || _("Player {n}", { n: i + 1 }); });
     if (k === "beam_me_up") {
       var mine = saved();
       // A seat the table plays is called "Table" unless named (numbered when there are several).
       var unnamed = players.filter(function (p) { return p.table && !p.name.trim(); }).length;
       var n = 0;
       players.forEach(function (p, i) {
-        if (p.table && !p.name.trim()) { n++; names[i] = unnamed > 1 ? "Table " + n : "Table"; }
+        if (p.table && !p.name.trim()) { n++; names[i] = unnamed > 1 ? _("Table {n}", { n: n }) : _("Table"); }
       });
       return {
         players: players.map(function (p, i) {
@@ -155,7 +159,7 @@
         // A game in progress is never thrown away without asking (it can be resumed later).
         var current = $("current-game");
         if (current && current.getAttribute("data-running") === "1" &&
-            !window.confirm(current.getAttribute("data-name") + " is in progress. Set it aside and start a new game? It can be resumed from this page.")) throw stopped;
+            !window.confirm(_("{game} is in progress. Set it aside and start a new game? It can be resumed from this page.", { game: current.getAttribute("data-name") }))) throw stopped;
         return TP.post("/api/commands", command);
       })
       .then(function () { window.location.href = "/"; })
@@ -174,13 +178,23 @@
       .catch(function (e) { odds.checked = !odds.checked; err.textContent = e.message; err.classList.remove("hidden"); });
   });
 
+  // The table's language: the TV, the table's screen, and phones that chose none.
+  var tableLanguage = $("table-language");
+  if (tableLanguage) tableLanguage.addEventListener("change", function () {
+    var err = $("language-error");
+    err.classList.add("hidden");
+    TP.post("/api/language", { language: tableLanguage.value })
+      .then(function () { window.location.reload(); })
+      .catch(function (e) { err.textContent = e.message; err.classList.remove("hidden"); });
+  });
+
   // Resume a game set aside; the game in progress, if any, is set aside in its place.
   document.addEventListener("click", function (ev) {
     var el = ev.target.closest("[data-resume]");
     if (!el) return;
     var current = $("current-game");
     if (current && current.getAttribute("data-running") === "1" &&
-        !window.confirm(current.getAttribute("data-name") + " is in progress. Set it aside and resume the other game?")) return;
+        !window.confirm(_("{game} is in progress. Set it aside and resume the other game?", { game: current.getAttribute("data-name") }))) return;
     TP.command({ type: "resume_game", game: parseInt(el.getAttribute("data-resume"), 10) })
       .then(function () { window.location.href = "/"; })
       .catch(function () { /* shown already */ });
@@ -188,6 +202,7 @@
 
   // -- layout editor ------------------------------------------------------------
   var CYCLE = [null, "rocket", "pink", "blue"];
+  var SQUARE_WORDS = { "": _("empty"), rocket: _("rocket"), pink: _("pink"), blue: _("blue") };
   var KEYS = { rocket: "rockets", pink: "pink_stars", blue: "blue_stars" };
   var grid = {};   // "column:row" -> "rocket" | "pink" | "blue"
   var topRow = 7;
@@ -203,7 +218,7 @@
     renderEditor();
   }
   function current() {
-    var out = { name: ($("layout-name").value || "My board").trim().slice(0, 40),
+    var out = { name: ($("layout-name").value || _("My board")).trim().slice(0, 40),
       space_row: parseInt($("layout-space").value, 10) || 6, top_row: topRow,
       rockets: [], pink_stars: [], blue_stars: [] };
     COLUMNS.forEach(function (c) {
@@ -224,7 +239,7 @@
           (cls === "rocket" ? "rocket" : "star") + '"/></svg></span>' : "";
         html += '<button type="button" class="sq' + (r === 0 ? " r0" : r >= space ? " space" : "") +
           '" data-sq="' + c + ":" + r + '"' + (r === 0 ? " disabled" : "") +
-          ' aria-label="column ' + c + ", row " + r + ": " + (cls ? cls : "empty") + '">' + icon + "</button>";
+          ' aria-label="' + esc(_("column {column}, row {row}: {what}", { column: COLUMN_WORDS[c] || c, row: r, what: SQUARE_WORDS[cls || ""] })) + '">' + icon + "</button>";
       });
     }
     $("editor").innerHTML = html;
@@ -250,7 +265,7 @@
   function renderSaved() {
     var names = Object.keys(saved());
     $("saved-layouts").innerHTML = names.length
-      ? "Saved in this browser: " + names.map(function (n) {
+      ? esc(_("Saved in this browser:")) + " " + names.map(function (n) {
         return '<a href="#" data-edit="' + esc(n) + '">' + esc(n) + "</a>";
       }).join(", ")
       : "";
@@ -267,7 +282,7 @@
     var all = saved();
     all[l.name] = l;
     localStorage.setItem(STORE, JSON.stringify(all));
-    message("Saved “" + l.name + "”: choose it as a player's board above.");
+    message(_("Saved “{name}”: choose it as a player's board above.", { name: l.name }));
     renderSaved();
     renderPlayers();
   });
@@ -286,18 +301,18 @@
     if (!file) return;
     file.text().then(function (text) {
       var l = JSON.parse(text);
-      if (!l || typeof l !== "object" || Array.isArray(l)) throw new Error("not a layout object");
+      if (!l || typeof l !== "object" || Array.isArray(l)) throw new Error(_("not a layout object"));
       ["rockets", "pink_stars", "blue_stars"].forEach(function (k) {
         (l[k] || []).forEach(function (sq) {
           if (COLUMNS.indexOf(String(sq.column)) < 0 || !(sq.row >= 1 && sq.row <= (l.top_row || 7))) {
-            throw new Error("a square at column " + sq.column + ", row " + sq.row + " is not on the board");
+            throw new Error(_("a square at column {column}, row {row} is not on the board", { column: COLUMN_WORDS[sq.column] || sq.column, row: sq.row }));
           }
         });
       });
       $("layout-name").value = l.name || file.name.replace(/\.json$/, "");
       load(l);
-      message("Loaded " + file.name + ": check it, then save it.");
-    }).catch(function (e) { message("Could not read " + file.name + ": " + e.message, true); });
+      message(_("Loaded {file}: check it, then save it.", { file: file.name }));
+    }).catch(function (e) { message(_("Could not read {file}: {why}", { file: file.name, why: e.message }), true); });
     ev.target.value = "";
   });
 

@@ -42,6 +42,7 @@ from tablepi.games.beam_me_up.game import MAX_ROLLS, BeamMeUp
 from tablepi.games.beam_me_up.odds import MAX_ROLLS_LEFT, SUB_KEEPS, TRANSITIONS, Roll
 from tablepi.games.beam_me_up.options import COLUMNS, SORTED_ROLLS, TABLE, Option, check_dice
 from tablepi.games.errors import RuleError
+from tablepi.i18n import N_
 
 WIN_VALUE = 1000.0
 # Values closer than this are equal (sums of chances are not exact in floating point).
@@ -344,7 +345,7 @@ class Advisor:
             if option is not None:
                 goal = goal_words(option)
                 brought[goal] = brought.get(goal, 0.0) + float(chances[i] * (worth[i] - now))
-        return max(brought, key=brought.__getitem__) if brought else "any option"
+        return max(brought, key=brought.__getitem__) if brought else N_("any option")
 
     def floor(self, keep: Roll, rolls_left: int) -> float:
         """The least a keep is worth after the next throw, whatever it shows
@@ -376,13 +377,22 @@ def goal_words(option: Option) -> str:
     """An option as a goal, in a few words: "a triplet of 5s", "a small straight with a pair"."""
     name = option.name
     column = option.parts[0][0]
-    if name in ("pair", "triplet"):
-        return f"a {name} of {column}s"
-    if name in ("four of a kind", "five of a kind"):
-        return f"{name.split()[0]} {column}s"
+    if name == "pair":
+        return N_("a pair of {column}s").format(column=column)
+    if name == "triplet":
+        return N_("a triplet of {column}s").format(column=column)
+    if name == "four of a kind":
+        return N_("four {column}s").format(column=column)
+    if name == "five of a kind":
+        return N_("five {column}s").format(column=column)
     if name == "small straight" and len(option.parts) == 2:
-        return "a small straight with a pair"
-    return name if name == "two pairs" else f"a {name}"
+        return N_("a small straight with a pair")
+    return {
+        "two pairs": N_("two pairs"),
+        "full house": N_("a full house"),
+        "small straight": N_("a small straight"),
+        "big straight": N_("a big straight"),
+    }.get(name, name)
 
 
 def reasons(advice: Advice, advisor: Advisor, count: int = 3) -> list[str]:
@@ -399,28 +409,38 @@ def reasons(advice: Advice, advisor: Advisor, count: int = 3) -> list[str]:
         if k.stop:
             option = advisor.best_option(advice.dice)
             if option is None:
-                said.append("nothing in this roll is worth playing")
-            elif now >= WIN_VALUE:
-                said.append(f"{goal_words(option)} wins the game now")
+                said.append(N_("nothing in this roll is worth playing"))
+                continue
+            goal = goal_words(option)
+            if now >= WIN_VALUE:
+                said.append(N_("{goal} wins the game now").format(goal=goal))
             elif best_keep is None:
-                said.append(f"{goal_words(option)} now: {now:.1f}")
+                said.append(N_("{goal} now: {now}").format(goal=goal, now=f"{now:.1f}"))
             elif best_keep.win >= 0.005:
-                said.append(f"{goal_words(option)} now: {now:.1f}; a re-roll may win this turn")
+                said.append(
+                    N_("{goal} now: {now}; a re-roll may win this turn").format(goal=goal, now=f"{now:.1f}")
+                )
             else:
                 said.append(
-                    f"{goal_words(option)} now: {now:.1f}; a re-roll averages {best_keep.value:.1f} at best"
+                    N_("{goal} now: {now}; a re-roll averages {best} at best").format(
+                        goal=goal, now=f"{now:.1f}", best=f"{best_keep.value:.1f}"
+                    )
                 )
             continue
         aim = advisor.aim(k.keep, advice.rolls_left, now)
         if k.win >= 0.005:
-            said.append(f"aims at {aim}, to win this turn")
+            said.append(N_("aims at {aim}, to win this turn").format(aim=aim))
             continue
-        against = f"{now:.1f} now" if now > 0 else "nothing now"
-        words = f"aims at {aim}: {k.value:.1f} on average against {against}"
+        value = f"{k.value:.1f}"
         # Said of the last throw only: before it, what follows is a chance too.
-        if now > 0 and advice.rolls_left == 1 and advisor.floor(k.keep, 1) >= now - TIE:
-            words += ", never less"
-        said.append(words)
+        never_less = now > 0 and advice.rolls_left == 1 and advisor.floor(k.keep, 1) >= now - TIE
+        if now <= 0:
+            words = N_("aims at {aim}: {value} on average against nothing now")
+        elif never_less:
+            words = N_("aims at {aim}: {value} on average against {now} now, never less")
+        else:
+            words = N_("aims at {aim}: {value} on average against {now} now")
+        said.append(words.format(aim=aim, value=value, now=f"{now:.1f}"))
     return said
 
 
@@ -457,6 +477,17 @@ def advise(game: BeamMeUp) -> Advice:
 
 # The option kinds a hint gives the chance of, in the order players think of them.
 HINT_KINDS = ("pair", "two-pairs", "triplet", "full-house", "four", "five", "small-straight", "big-straight")
+# Their names as the pages write them ("-" as a space), for the catalogs.
+HINT_KIND_WORDS = (
+    N_("pair"),
+    N_("two pairs"),
+    N_("triplet"),
+    N_("full house"),
+    N_("four"),
+    N_("five"),
+    N_("small straight"),
+    N_("big straight"),
+)
 
 
 def hint(state: dict[str, Any], count: int = 3) -> dict[str, Any] | None:

@@ -30,6 +30,7 @@ from typing import Any
 from tablepi.games.beam_me_up.advice import Advisor, Position, _cell_values
 from tablepi.games.beam_me_up.board import layout_from_dict
 from tablepi.games.beam_me_up.options import COLUMNS, STRAIGHT
+from tablepi.i18n import N_
 
 DICE = 5
 
@@ -122,7 +123,7 @@ def throw(state: dict[str, Any], command: dict[str, Any], rng: Any) -> dict[str,
 
 
 def _where(column: str) -> str:
-    return "the straight column" if column == STRAIGHT else f"column {column}"
+    return N_("the straight column") if column == STRAIGHT else N_("column {column}").format(column=column)
 
 
 def describe(state: dict[str, Any], command: dict[str, Any]) -> str:
@@ -130,31 +131,45 @@ def describe(state: dict[str, Any], command: dict[str, Any]) -> str:
     kind = command.get("type")
     if kind == "advantage":
         columns = [_where(c) for c in command.get("columns", [])]
-        return "moves " + " and ".join(columns) + " up one square"
+        if len(columns) == 1:
+            return N_("moves {where} up one square").format(where=columns[0])
+        return N_("moves {where} and {where2} up one square").format(
+            where=", ".join(columns[:-1]), where2=columns[-1]
+        )
     if kind == "roll":
         kept = command.get("kept") or []
         if not state.get("dice"):
-            return "rolls the dice"
+            return N_("rolls the dice")
         if not kept:
-            return "rolls all five dice again"
+            return N_("rolls all five dice again")
         again = DICE - len(kept)
-        return f"keeps {' '.join(map(str, kept))} and rolls {again} {'die' if again == 1 else 'dice'} again"
+        return (
+            N_("keeps {kept} and rolls {again} die again")
+            if again == 1
+            else N_("keeps {kept} and rolls {again} dice again")
+        ).format(kept=" ".join(map(str, kept)), again=again)
     if kind == "choose":
         options = state.get("options") or []
         index = int(command.get("option", 0))
         if not 0 <= index < len(options):
-            return "plays an option"
-        return f"plays “{options[index]['text']}”"
+            return N_("plays an option")
+        return N_("plays “{option}”").format(option=options[index]["text"])
     if kind == "move":
         chosen = state.get("chosen") or {}
         part = chosen.get("parts", [])[int(command.get("part", 0))]
         column = command.get("column") or part["column"]
         squares = int(part["squares"])
-        return f"moves its counter in {_where(column)} up {squares} square{'' if squares == 1 else 's'}"
+        return (
+            N_("moves its counter in {where} up {squares} square")
+            if squares == 1
+            else N_("moves its counter in {where} up {squares} squares")
+        ).format(where=_where(column), squares=squares)
     if kind == "bonus":
-        return f"places the rocket's bonus square in {_where(command.get('column', ''))}"
+        return N_("places the rocket's bonus square in {where}").format(
+            where=_where(command.get("column", ""))
+        )
     if kind == "end_turn":
         if state.get("phase") == "rolling" and not state.get("options"):
-            return "passes, as the roll has no option"
-        return "ends the turn"
+            return N_("passes, as the roll has no option")
+        return N_("ends the turn")
     return str(kind)

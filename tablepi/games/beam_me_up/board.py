@@ -26,6 +26,7 @@ from typing import Any
 
 from tablepi.games.beam_me_up.options import COLUMNS
 from tablepi.games.errors import RuleError
+from tablepi.i18n import N_
 
 SPECIALS: tuple[str, ...] = ("rockets", "pink_stars", "blue_stars")
 # Singular words for messages and views.
@@ -140,6 +141,10 @@ def load_layout(source: str | Path | dict[str, Any]) -> Layout:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LayoutError(f"layout file {path} is not valid JSON: {exc}") from None
     return layout_from_dict(data, default_name=path.stem)
+
+
+# The printed boards' names (layouts.json), for the catalogs: the pages show them translated.
+BOARD_NAMES = (N_("Board A"), N_("Board B"), N_("Board C"), N_("Board D"))
 
 
 @cache

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tablepi.games.errors import RuleError
+from tablepi.i18n import N_
 
 COLUMNS: tuple[str, ...] = ("1", "2", "3", "4", "5", "6", "straight")
 STRAIGHT = "straight"
@@ -47,31 +48,43 @@ class Option:
         }
 
 
-def _where(column: str) -> str:
-    return "straight" if column == STRAIGHT else f"column {column}"
+def _plus(column: str, squares: int) -> str:
+    if column == STRAIGHT:
+        return N_("+{squares} in straight").format(squares=squares)
+    return N_("+{squares} in column {column}").format(squares=squares, column=column)
 
 
 def describe(option: Option) -> str:
     """Plain words for an option, one line."""
     parts = option.parts
     if option.name == "small straight":
-        text = f"small straight: +{parts[0][1]} in straight"
+        text = N_("small straight: {move}").format(move=_plus(*parts[0]))
         if len(parts) == 2:
             column, squares = parts[1]
-            text += f"; with the pair of {column}s: +{squares} in {_where(column)}"
+            text = N_("{straight}; with the pair of {column}s: {move}").format(
+                straight=text, column=column, move=_plus(column, squares)
+            )
         return text
     if option.name == "big straight":
-        return f"big straight: +{parts[0][1]} in straight"
+        return N_("big straight: {move}").format(move=_plus(*parts[0]))
     if option.name == "two pairs":
         (a, sa), (b, sb) = parts
-        return f"two pairs ({a}s and {b}s): +{sa} in {_where(a)}; +{sb} in {_where(b)}"
+        return N_("two pairs ({a}s and {b}s): {move}; {move2}").format(
+            a=a, b=b, move=_plus(a, sa), move2=_plus(b, sb)
+        )
     if option.name == "full house":
         (a, sa), (b, sb) = parts
-        return f"full house: triplet of {a}s +{sa} in {_where(a)}; pair of {b}s +{sb} in {_where(b)}"
+        return N_("full house: triplet of {a}s {move}; pair of {b}s {move2}").format(
+            a=a, b=b, move=_plus(a, sa), move2=_plus(b, sb)
+        )
     column, squares = parts[0]
-    if option.name in ("pair", "triplet"):
-        return f"{option.name} of {column}s: +{squares} in {_where(column)}"
-    return f"{option.name} ({column}s): +{squares} in {_where(column)}"
+    said = {
+        "pair": N_("pair of {column}s: {move}"),
+        "triplet": N_("triplet of {column}s: {move}"),
+        "four of a kind": N_("four of a kind ({column}s): {move}"),
+        "five of a kind": N_("five of a kind ({column}s): {move}"),
+    }[option.name]
+    return said.format(column=column, move=_plus(column, squares))
 
 
 def _read(roll: tuple[int, ...]) -> tuple[Option, ...]:
@@ -116,18 +129,20 @@ TABLE: dict[tuple[int, ...], tuple[Option, ...]] = {roll: _read(roll) for roll i
 def check_dice(dice: object) -> tuple[int, ...]:
     """The dice as a sorted tuple, or RuleError naming what is wrong."""
     if not isinstance(dice, (list, tuple)):  # noqa: UP038 - the tuple form is faster on this hot path
-        raise RuleError("dice-count", "dice must be a list of five values")
+        raise RuleError("dice-count", N_("dice must be a list of five values"))
     if len(dice) != 5:
-        raise RuleError("dice-count", f"a roll has five dice, not {len(dice)}")
+        raise RuleError("dice-count", N_("a roll has five dice, not {n}").format(n=len(dice)))
     # The type check keeps True and 1.0, which hash like 1, from passing as dice.
     key = tuple(sorted(dice)) if {*map(type, dice)} == _INT_ONLY else None
     if key in TABLE:
         return key
     for value in dice:
         if type(value) is not int:
-            raise RuleError("dice-value", f"a die shows a whole number 1..6, not {value!r}")
+            raise RuleError(
+                "dice-value", N_("a die shows a whole number 1..6, not {value}").format(value=repr(value))
+            )
         if not 1 <= value <= 6:
-            raise RuleError("dice-value", f"a die shows 1..6, not {value}")
+            raise RuleError("dice-value", N_("a die shows 1..6, not {value}").format(value=value))
     raise AssertionError("unreachable: every valid roll is in TABLE")  # pragma: no cover
 
 
