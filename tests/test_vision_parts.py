@@ -56,7 +56,7 @@ def test_only_a_likely_die_makes_a_larger_spot_a_cluster(monkeypatch, inner_is_a
     read_big = face.FaceReading(5, 8.0, -1.0, 40.0, 0.1, pips)
     read_inner = face.FaceReading(1, 2.0, -3.0, 10.0, 0.1, np.array([115 + 100j]))
     monkeypatch.setattr(
-        reader, "_read_spots", lambda image, models, sizes: [(big, read_big), (inner, read_inner)]
+        reader, "_read_spots", lambda image, models, sizes, heat: [(big, read_big), (inner, read_inner)]
     )
     likely = {id(big): 0.99, id(inner): 0.9 if inner_is_a_die else 0.1}
     monkeypatch.setattr(confidence, "grade", lambda spot, r, model: Grade(likely[id(spot)], likely[id(spot)]))
@@ -119,7 +119,7 @@ def test_a_blurred_die_past_its_octave_is_not_reported(monkeypatch, edge: bool) 
         reading = face.FaceReading(4, 8.0, -1.0, 40.0, 0.1, np.array([complex(spot.x, spot.y)]))
         reading.sharpness = sharpness
         read.append((spot, reading))
-    monkeypatch.setattr(reader, "_read_spots", lambda image, models, sizes: read)
+    monkeypatch.setattr(reader, "_read_spots", lambda image, models, sizes, heat: read)
     monkeypatch.setattr(confidence, "grade", lambda spot, r, model: Grade(0.99, 0.99))
     dice = reader.read_dice(np.zeros((400, 400, 3), np.uint8))
     # Only a spot sized past its octave is suspect; a soft die the finder sized within one stays.
