@@ -54,6 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablepi.i18n import N_
+
 log = logging.getLogger(__name__)
 
 DB_NAME = "tablepi.db"
@@ -459,13 +461,15 @@ def _write_failure(path: Path, exc: sqlite3.Error) -> str:
     """A failed write, in words that say what to do about it."""
     text = str(exc)
     if "readonly" in text or "read-only" in text:
-        return (
-            f"the game database cannot be written ({text}): the folder {path.parent} is read-only "
+        return N_(
+            "the game database cannot be written ({reason}): the folder {folder} is read-only "
             "for the table's user; make it writable and restart the table"
-        )
+        ).format(reason=text, folder=path.parent)
     if "full" in text:
-        return f"the disk holding {path.parent} is full ({text}); free some space"
-    return f"the game database could not be written: {text}"
+        return N_("the disk holding {folder} is full ({reason}); free some space").format(
+            folder=path.parent, reason=text
+        )
+    return N_("the game database could not be written: {reason}").format(reason=text)
 
 
 ACKED_SUFFIX = "-acked"
@@ -538,11 +542,11 @@ class Store:
             self._conn = self._open_read_only()
             self.write_problem = _write_failure(self.path, sqlite3.OperationalError(str(exc)))
             if _disk_error(exc):
-                self.write_problem = (
-                    f"the disk holding {self.data_dir} refused a write at start ({exc}; "
-                    f"{(_free_bytes(self.data_dir) or 0) // 1024} KiB free): the games are read as they "
-                    "are and none can be saved; free some space or check the card, then restart the table"
-                )
+                self.write_problem = N_(
+                    "the disk holding {folder} refused a write at start ({reason}; {free} KiB free): the "
+                    "games are read as they are and none can be saved; free some space or check the card, "
+                    "then restart the table"
+                ).format(folder=self.data_dir, reason=exc, free=(_free_bytes(self.data_dir) or 0) // 1024)
             self._read_only_why = self.write_problem
             log.error("%s", self.write_problem)
         except sqlite3.DatabaseError as exc:
@@ -553,10 +557,10 @@ class Store:
                     f"The game database {self.path} could not be read ({exc}) and could not be "
                     f"moved aside ({move_error.strerror or move_error}); check the folder's permissions."
                 ) from move_error
-            self.problem = (
-                f"The game database could not be read ({exc}); it was kept as "
-                f"{self.moved_aside.name} and a new one was started."
-            )
+            self.problem = N_(
+                "The game database could not be read ({reason}); it was kept as {copy} "
+                "and a new one was started."
+            ).format(reason=exc, copy=self.moved_aside.name)
             log.error("%s", self.problem)
             self._conn = self._open()
         self._file = _file_id(self.path)
@@ -739,11 +743,18 @@ class Store:
         if self.lost is None:
             found = _file_id(self.path)
             if found != self._file:
-                what = "deleted" if found is None else "replaced by another file"
-                self.lost = (
-                    f"the game database {self.path} was {what} while the table was running; "
-                    "no more commands are taken. Restart the table (tablepi run) to go on."
+                lost = (
+                    N_(
+                        "the game database {file} was deleted while the table was running; "
+                        "no more commands are taken. Restart the table (tablepi run) to go on."
+                    )
+                    if found is None
+                    else N_(
+                        "the game database {file} was replaced by another file while the table was running; "
+                        "no more commands are taken. Restart the table (tablepi run) to go on."
+                    )
                 )
+                self.lost = lost.format(file=self.path)
                 log.error("%s", self.lost)
         if self.lost is not None:
             self.write_problem = self.lost
@@ -764,7 +775,9 @@ class Store:
             if self.write_problem is None:
                 free = _free_bytes(self.data_dir)
                 if free is not None and free < LOW_DISK_BYTES:
-                    return f"the disk holding {self.data_dir} is full ({free // 1024} KiB free)"
+                    return N_("the disk holding {folder} is full ({free} KiB free)").format(
+                        folder=self.data_dir, free=free // 1024
+                    )
             return self.write_problem
 
     def close(self) -> None:
