@@ -12,7 +12,8 @@ import segno
 import web
 from tablepi.config import from_dict
 from tablepi.service import Service
-from web.pages import board_rows, dice_marks, fmt_seconds, timer_left
+from web.marks import dice_marks
+from web.pages import board_rows, fmt_seconds, timer_left
 
 PAGES = ("/", "/tv", "/device", "/setup", "/part/phone", "/part/tv")
 OS_PLAYERS = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]

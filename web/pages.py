@@ -24,6 +24,8 @@ from tablepi.games.names import NAME_CHARS
 from tablepi.words import action_words, command_words, keep_words, plain
 from web import tvsettings
 from web.language import tr
+from web.marks import KIND_NAMES, dice_marks
+from web.stats import tv_summary
 
 bp = Blueprint("pages", __name__)
 bp.add_app_template_filter(plain, "plain")
@@ -33,12 +35,6 @@ bp.add_app_template_filter(lambda entry: tr(command_words(entry)), "command_word
 bp.add_app_template_filter(lambda keep: tr(keep_words(keep)), "keep_words")
 
 LIVE_VIEWS = ("phone", "tv")
-
-KIND_NAMES = {
-    "beam_me_up": "Beam Me Up",
-    "outer_space": "They Came From Outer Space",
-    "space_beans": "Space Beans",
-}
 
 
 def describe(public: dict[str, Any]) -> dict[str, Any]:
@@ -148,19 +144,6 @@ def beam_layouts() -> dict[str, dict[str, Any]]:
     return {key: layout.to_dict() for key, layout in default_layouts().items()}
 
 
-def dice_marks(dice: list[int] | None, kept: list[int]) -> list[dict[str, Any]]:
-    """The dice of a roll, each marked kept while kept values last (a kept
-    value marks one die only, however many show it)."""
-    left = list(kept)
-    marked = []
-    for value in dice or []:
-        is_kept = value in left
-        if is_kept:
-            left.remove(value)
-        marked.append({"value": value, "kept": is_kept})
-    return marked
-
-
 def timer_left(timer: dict[str, Any]) -> float:
     """Seconds left on a mission timer when the state was read (the table
     stamps the view with its own clock); the page counts down from there."""
@@ -221,8 +204,6 @@ def _context(view: str) -> dict[str, Any]:
 
         g["odds"] = hint(g["s"], count=1)
     if view == "tv" and g["kind"] == "beam_me_up" and g["s"].get("winner") and g["id"] is not None:
-        from web.stats import tv_summary
-
         # The end of the game: its dice and everyone's luck, short.
         g["end"] = tv_summary(int(g["id"]))
     return {"view": view, "public": state, "g": g, "simulated": _simulated(), "tv": tv}

@@ -22,7 +22,7 @@ from tablepi.stats import SIGNIFICANT
 from tablepi.store import PlayedGame, Store
 from web.charts import COMPACT, face_chart
 from web.language import current, decimal
-from web.pages import KIND_NAMES, dice_marks
+from web.marks import KIND_NAMES, dice_marks
 
 bp = Blueprint("stats", __name__)
 
