@@ -11,7 +11,7 @@ import re
 
 import pytest
 from babel.messages.pofile import read_po
-from browser_support import PHONE, TV, TablePiProcess, launch, page_errors, require_browser, sign_in
+from browser_support import PHONE, TV, TablePiProcess, page_errors, require_browser, sign_in
 
 from tablepi.i18n import LOCALE_DIR
 
@@ -292,13 +292,3 @@ def test_a_phone_switches_its_own_language(table, browser) -> None:
     assert page.evaluate("document.documentElement.lang") == "de"
     assert "Ein Spiel starten" in page.inner_text("#new-game")
     ctx.close()
-
-
-@pytest.fixture(scope="module")
-def browser(table):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
