@@ -30,7 +30,6 @@ import logging
 import os
 import queue
 import random
-import re
 import socket
 import threading
 import time
@@ -45,6 +44,7 @@ from tablepi.i18n import N_, catalog, languages, system_language, words
 from tablepi.pin import load_or_create_pin
 from tablepi.store import Store
 from tablepi.table import Table
+from tablepi.words import public_words
 
 log = logging.getLogger(__name__)
 
@@ -131,16 +131,6 @@ def controller_class(kind: str) -> Any:
         if value.__module__ == module.__name__ and value.__name__.endswith("Controller"):
             return value
     return None
-
-
-# A folder named in a problem: the stream every viewer reads gets its last name only.
-_FOLDER = re.compile(r"(?<![\w.~])(?:~/|/)(?:[^\s/:;,()'\"]+/)*(?=[^\s/:;,()'\"]+)")
-
-
-def public_words(message: str) -> str:
-    """A problem as every viewer may read it: the folders it names cut to their last name
-    (the whole path is for /healthz with the PIN, the terminal and the log)."""
-    return _FOLDER.sub("…/", message)
 
 
 class Service:

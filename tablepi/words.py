@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tablepi.i18n import N_, RULE_REF
 
 # What each button action (tablepi/controllers/buttons.json) does, in words.
@@ -89,3 +91,13 @@ def keep_words(keep: dict) -> str:
     if keep.get("keep"):
         return N_("Keep {dice}").format(dice=" ".join(str(v) for v in keep["keep"]))
     return N_("Roll all again")
+
+
+# A folder named in a problem: the stream every viewer reads gets its last name only.
+_FOLDER = re.compile(r"(?<![\w.~])(?:~/|/)(?:[^\s/:;,()'\"]+/)*(?=[^\s/:;,()'\"]+)")
+
+
+def public_words(message: str) -> str:
+    """A problem as every viewer may read it: the folders it names cut to their last name
+    (the whole path is for /healthz with the PIN, the terminal and the log)."""
+    return _FOLDER.sub("…/", message)
