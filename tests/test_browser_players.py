@@ -257,7 +257,9 @@ def test_dice_set_aside_stay_in_step_between_phones_and_device(table, browser, p
     phone.click("#rc-send")
     wait_until(lambda: table.state()["game"]["state"]["roll"] == 2, "the roll was not played")
     assert table.state()["game"]["state"]["kept"] == [6]
-    phone.wait_for_selector("[data-open-roll='correct']")
+    # The first roll's correct button is there already: wait for the page to show the second roll.
+    seq = table.state()["seq"]
+    phone.wait_for_function(f"Number(document.querySelector('#live .state').dataset.seq) >= {seq}")
     phone.click("[data-open-roll='correct']")
     labels = phone.locator("#rc-slots .die-button").evaluate_all(
         "els => els.map(e => e.getAttribute('aria-label'))"
