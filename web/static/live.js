@@ -13,6 +13,9 @@
   var fetching = false;
   var again = false;
   var lastHtml = null;
+  // What the server drew into the page itself, before any script touched it: the
+  // first fetch after a load compares against it, so an unchanged state is left alone.
+  var pageHtml = region ? region.innerHTML.trim() : null;
 
   var TP = (window.TablePi = window.TablePi || {});
   var _ = TP._;
@@ -36,7 +39,9 @@
         // The same state again (a command's own refresh after its event's):
         // the page is left alone, so a tap or a choice in progress is not lost.
         if (html === lastHtml) return;
+        var first = lastHtml === null;
         lastHtml = html;
+        if (first && sameAsPage(html)) return;
         region.innerHTML = html;
         runHooks();
       })
@@ -47,6 +52,13 @@
       });
   }
   TP.refresh = refresh;
+
+  // The browser's own serialisation of both sides, so that quoting and spacing do not count.
+  function sameAsPage(html) {
+    var parsed = document.createElement("template");
+    parsed.innerHTML = html;
+    return parsed.innerHTML.trim() === pageHtml;
+  }
 
   function setStatus(cls, text) {
     var el = document.getElementById("link-status");
