@@ -4,13 +4,16 @@
 ``vision.finder`` says where top faces are and how large, ``vision.face`` counts
 each one's pips on a crop resampled to one size, and ``vision.confidence``
 turns what the reading saw into the probability that its value is right.
-Given a fixed camera's die sizes (``vision.calibration``, learned by
-``vision.table_reader``), the finder looks only on the levels that hold them
-and a spot of another size than a die shows where it lies is no die.
+Where the finder marks a small die's parts (a 6's columns) as dice with no face,
+the square holding them is looked at as one die. Given a fixed camera's die
+sizes (``vision.calibration``, learned by ``vision.table_reader``), the finder
+looks only on the levels that hold them and a spot of another size than a die
+shows where it lies is no die.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,7 +120,16 @@ def _read_spots(
     opinions = verify.opinions(image, [(s.x, s.y, s.side) for s in spots], models.verifier)
     # Counting pips is the reader's costly step: spots the verifier sees no top face in are left unread.
     keep = [i for i, o in enumerate(opinions) if o[0] < T.NO_FACE]
+    parts = [spots[i] for i in range(len(spots)) if i not in set(keep)]
     spots, opinions = [spots[i] for i in keep], opinions[keep]
+    wholes = _wholes(parts, spots)
+    if sizes is not None:
+        wholes = [s for s in wholes if sizes.agrees(s.x, s.y, s.side)]
+    if wholes:
+        seen = verify.opinions(image, [(s.x, s.y, s.side) for s in wholes], models.verifier)
+        faced = [i for i, o in enumerate(seen) if o[0] < T.NO_FACE]
+        spots += [wholes[i] for i in faced]
+        opinions = np.concatenate([opinions, seen[faced]]) if faced else opinions
     read = []
     for spot, opinion, reading in zip(
         spots,
@@ -129,6 +141,40 @@ def _read_spots(
             reading.opinion = opinion
             read.append((spot, reading))
     return read
+
+
+def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[finder.Spot]:
+    """Where the finder marks a small die's pips or halves as dice of their own (a 6's two
+    columns at 30 px), none with a face: the square that holds a group of such neighbours,
+    of like size, is looked at as one die, unless a spot with a face is there already."""
+    groups: list[list[finder.Spot]] = []
+    for s in parts:
+        near = [
+            g
+            for g in groups
+            if any(
+                math.hypot(s.x - o.x, s.y - o.y) < T.WHOLE_REACH * max(s.side, o.side)
+                and max(s.side, o.side) < T.WHOLE_LIKE * min(s.side, o.side)
+                for o in g
+            )
+        ]
+        merged = [s] + [o for g in near for o in g]
+        groups = [g for g in groups if not any(g is n for n in near)] + [merged]
+    wholes = []
+    for g in groups:
+        if len(g) < 2:
+            continue
+        x0 = min(s.x - s.side / 2 for s in g)
+        x1 = max(s.x + s.side / 2 for s in g)
+        y0 = min(s.y - s.side / 2 for s in g)
+        y1 = max(s.y + s.side / 2 for s in g)
+        side, x, y = T.WHOLE_GROW * max(x1 - x0, y1 - y0), (x0 + x1) / 2, (y0 + y1) / 2
+        if side > T.WHOLE_MOST * max(s.side for s in g):
+            continue  # a row of spots along print or a crack, not one die's parts
+        if any(abs(f.x - x) < (side + f.side) / 2 and abs(f.y - y) < (side + f.side) / 2 for f in faced):
+            continue
+        wholes.append(finder.Spot(x, y, side, max(s.score for s in g)))
+    return wholes
 
 
 def _one_per_die(read: list) -> list:

@@ -116,6 +116,15 @@ SECOND_LOOK = PEAK_MIN
 # Nor are spots the face verifier sees no readable top face in with this
 # probability: on photos it never trained on, none of them was graded a sure die.
 NO_FACE = 0.9
+# A small die the finder marks as two or three spots of its own (its pip columns or
+# halves), none with a face: neighbours within this many sides of each other, of
+# sides within this ratio, are looked at whole, if the square holding them is at
+# most this many of their sides (a die's halves span two, a 6's columns about two).
+WHOLE_REACH = 1.3
+WHOLE_LIKE = 1.5
+WHOLE_MOST = 2.5
+# Spots sit on the pips, inside the face's edge: the square holding them is grown by this.
+WHOLE_GROW = 1.15
 
 # --- A fixed camera's dice sizes (vision.calibration) ---
 # Readings at least this likely right teach the model; a sure die that is wrong
