@@ -1,6 +1,6 @@
 """A small die the finder marks as parts of its own (vision.reader._wholes): the two
-columns of a 6, or its quarters, each a spot the face verifier sees no face in, are
-looked at again as the one square that holds them."""
+columns of a 6, its quarters or a 1's pip, each a spot the face verifier sees no face
+in, are looked at again as the one die that holds them."""
 
 from __future__ import annotations
 
@@ -11,22 +11,30 @@ from vision.finder import Spot
 
 def test_a_sixs_two_columns_are_looked_at_as_one_die() -> None:
     # A 30 px 6: the finder's two 16 px spots on its pip columns, 14 px apart.
-    (whole,) = reader._wholes([Spot(93, 100, 16, 0.45), Spot(107, 100, 16, 0.4)], [])
+    ((whole, doubt),) = reader._wholes([Spot(93, 100, 16, 0.45), Spot(107, 100, 16, 0.4)], [])
     assert (whole.x, whole.y) == (100, 100)
     assert whole.side == T.WHOLE_GROW * 30 and whole.score == 0.45
+    assert doubt == T.NO_FACE  # as any spot of the finder's
 
 
 def test_a_dies_quarters_are_one_die() -> None:
     quarters = [Spot(x, y, 13, 0.35) for x in (94, 106) for y in (94, 106)]
-    (whole,) = reader._wholes(quarters, [])
+    ((whole, _),) = reader._wholes(quarters, [])
     assert abs(whole.x - 100) < 1e-9 and abs(whole.y - 100) < 1e-9
     assert 25 * T.WHOLE_GROW <= whole.side <= 26 * T.WHOLE_GROW
 
 
-def test_a_lone_part_far_apart_parts_and_unlike_sizes_are_left_alone() -> None:
-    assert reader._wholes([Spot(100, 100, 16, 0.5)], []) == []
-    assert reader._wholes([Spot(100, 100, 16, 0.5), Spot(160, 100, 16, 0.5)], []) == []
-    assert reader._wholes([Spot(100, 100, 10, 0.5), Spot(110, 100, 30, 0.5)], []) == []
+def test_a_lone_pip_is_looked_at_as_its_die_only_if_surely_a_face() -> None:
+    ((whole, doubt),) = reader._wholes([Spot(100, 100, 14, 0.7)], [])
+    assert (whole.x, whole.y, whole.side) == (100, 100, T.WHOLE_ONE * 14)
+    assert doubt == T.WHOLE_ONE_DOUBT < T.NO_FACE
+
+
+def test_far_apart_parts_and_unlike_sizes_are_looked_at_alone() -> None:
+    far = reader._wholes([Spot(100, 100, 16, 0.5), Spot(160, 100, 16, 0.5)], [])
+    assert sorted((w.x, doubt) for w, doubt in far) == [(100, T.WHOLE_ONE_DOUBT), (160, T.WHOLE_ONE_DOUBT)]
+    unlike = reader._wholes([Spot(100, 100, 10, 0.5), Spot(110, 100, 30, 0.5)], [])
+    assert sorted(w.side for w, _ in unlike) == [T.WHOLE_ONE * 10, T.WHOLE_ONE * 30]
 
 
 def test_a_row_of_spots_along_print_is_no_die() -> None:

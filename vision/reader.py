@@ -124,11 +124,11 @@ def _read_spots(
     spots, opinions = [spots[i] for i in keep], opinions[keep]
     wholes = _wholes(parts, spots)
     if sizes is not None:
-        wholes = [s for s in wholes if sizes.agrees(s.x, s.y, s.side)]
+        wholes = [(s, most) for s, most in wholes if sizes.agrees(s.x, s.y, s.side)]
     if wholes:
-        seen = verify.opinions(image, [(s.x, s.y, s.side) for s in wholes], models.verifier)
-        faced = [i for i, o in enumerate(seen) if o[0] < T.NO_FACE]
-        spots += [wholes[i] for i in faced]
+        seen = verify.opinions(image, [(s.x, s.y, s.side) for s, _ in wholes], models.verifier)
+        faced = [i for i, o in enumerate(seen) if o[0] < wholes[i][1]]
+        spots += [wholes[i][0] for i in faced]
         opinions = np.concatenate([opinions, seen[faced]]) if faced else opinions
     read = []
     for spot, opinion, reading in zip(
@@ -143,10 +143,11 @@ def _read_spots(
     return read
 
 
-def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[finder.Spot]:
+def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[tuple[finder.Spot, float]]:
     """Where the finder marks a small die's pips or halves as dice of their own (a 6's two
-    columns at 30 px), none with a face: the square that holds a group of such neighbours,
-    of like size, is looked at as one die, unless a spot with a face is there already."""
+    columns or a 1's pip at 30 px), none with a face: the square that holds a group of such
+    neighbours, of like size, or a lone one's die around it, is looked at as one die, unless
+    a spot with a face is there already. Each with the most the verifier may doubt it has a face."""
     groups: list[list[finder.Spot]] = []
     for s in parts:
         near = [
@@ -162,18 +163,21 @@ def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[finder.S
         groups = [g for g in groups if not any(g is n for n in near)] + [merged]
     wholes = []
     for g in groups:
-        if len(g) < 2:
-            continue
-        x0 = min(s.x - s.side / 2 for s in g)
-        x1 = max(s.x + s.side / 2 for s in g)
-        y0 = min(s.y - s.side / 2 for s in g)
-        y1 = max(s.y + s.side / 2 for s in g)
-        side, x, y = T.WHOLE_GROW * max(x1 - x0, y1 - y0), (x0 + x1) / 2, (y0 + y1) / 2
-        if side > T.WHOLE_MOST * max(s.side for s in g):
-            continue  # a row of spots along print or a crack, not one die's parts
+        if len(g) == 1:
+            (one,) = g
+            x, y, side, most = one.x, one.y, T.WHOLE_ONE * one.side, T.WHOLE_ONE_DOUBT
+        else:
+            x0 = min(s.x - s.side / 2 for s in g)
+            x1 = max(s.x + s.side / 2 for s in g)
+            y0 = min(s.y - s.side / 2 for s in g)
+            y1 = max(s.y + s.side / 2 for s in g)
+            side, x, y = T.WHOLE_GROW * max(x1 - x0, y1 - y0), (x0 + x1) / 2, (y0 + y1) / 2
+            most = T.NO_FACE
+            if side > T.WHOLE_MOST * max(s.side for s in g):
+                continue  # a row of spots along print or a crack, not one die's parts
         if any(abs(f.x - x) < (side + f.side) / 2 and abs(f.y - y) < (side + f.side) / 2 for f in faced):
             continue
-        wholes.append(finder.Spot(x, y, side, max(s.score for s in g)))
+        wholes.append((finder.Spot(x, y, side, max(s.score for s in g)), most))
     return wholes
 
 
