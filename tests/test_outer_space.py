@@ -397,3 +397,15 @@ def test_from_dict_refuses_garbage() -> None:
     ]:
         with pytest.raises(RuleError):
             OuterSpace.from_dict(bad)
+
+
+def test_a_named_player_is_found_as_names_are_kept() -> None:
+    # Names are kept normalised (tablepi.games.names); a command names them as a phone typed them.
+    g = new_game("outer_space", {"players": ["Zoë", *NAMES[1:6]]})
+    g.push({"type": "leader", "player": "Zoe\u0308"})  # decomposed, as some keyboards send it
+    assert g.public_view()["leader"] == "Zoë"
+    g.push({"type": "partner", "player": " be\u200bn  "})  # a zero-width space and spaces
+    assert g.public_view()["partner"] == "Ben"
+    for nobody in ("\u200b", "", "Zed", "B en"):
+        refused(g, {"type": "partner", "player": nobody}, "player")
+    assert g.public_view()["partner"] == "Ben"

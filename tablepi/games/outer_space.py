@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablepi.games.errors import RuleError
+from tablepi.games.names import clean_name
 from tablepi.games.recorded import RecordedGame, player_names
 from tablepi.games.recorded import clone as _clone
 from tablepi.i18n import N_
@@ -399,8 +400,13 @@ class OuterSpace(RecordedGame):
     def _player(self, name: Any) -> str:
         if not isinstance(name, str):
             raise RuleError("player", N_("name a player"))
+        try:
+            # As names were kept: a phone's decomposed "Zoë" or a stray zero-width space is the same player.
+            wanted = clean_name(name).casefold()
+        except RuleError:
+            wanted = None
         for player in self._settings["players"]:
-            if player.casefold() == name.strip().casefold():
+            if player.casefold() == wanted:
                 return player
         raise RuleError("player", N_("{name} is not playing").format(name=repr(name)))
 
