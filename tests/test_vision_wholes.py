@@ -11,7 +11,7 @@ from vision.finder import Spot
 
 def test_a_sixs_two_columns_are_looked_at_as_one_die() -> None:
     # A 30 px 6: the finder's two 16 px spots on its pip columns, 14 px apart.
-    ((whole, doubt),) = reader._wholes([Spot(93, 100, 16, 0.45), Spot(107, 100, 16, 0.4)], [])
+    (([whole], doubt),) = reader._wholes([Spot(93, 100, 16, 0.45), Spot(107, 100, 16, 0.4)], [])
     assert (whole.x, whole.y) == (100, 100)
     assert whole.side == T.WHOLE_GROW * 30 and whole.score == 0.45
     assert doubt == T.NO_FACE  # as any spot of the finder's
@@ -19,22 +19,28 @@ def test_a_sixs_two_columns_are_looked_at_as_one_die() -> None:
 
 def test_a_dies_quarters_are_one_die() -> None:
     quarters = [Spot(x, y, 13, 0.35) for x in (94, 106) for y in (94, 106)]
-    ((whole, _),) = reader._wholes(quarters, [])
+    (([whole], _),) = reader._wholes(quarters, [])
     assert abs(whole.x - 100) < 1e-9 and abs(whole.y - 100) < 1e-9
     assert 25 * T.WHOLE_GROW <= whole.side <= 26 * T.WHOLE_GROW
 
 
 def test_a_lone_pip_is_looked_at_as_its_die_only_if_surely_a_face() -> None:
-    ((whole, doubt),) = reader._wholes([Spot(100, 100, 14, 0.7)], [])
-    assert (whole.x, whole.y, whole.side) == (100, 100, T.WHOLE_ONE * 14)
+    ((tries, doubt),) = reader._wholes([Spot(100, 100, 14, 0.7)], [])
+    assert [(w.x, w.y, w.side) for w in tries] == [(100, 100, k * 14) for k in T.WHOLE_ONE]
     assert doubt == T.WHOLE_ONE_DOUBT < T.NO_FACE
+    # A try reaching a die with a face is no try; the others stay.
+    ((tries, _),) = reader._wholes([Spot(100, 100, 14, 0.7)], [Spot(130, 100, 20, 0.9)])
+    assert [w.side for w in tries] == [T.WHOLE_ONE[0] * 14]
 
 
 def test_far_apart_parts_and_unlike_sizes_are_looked_at_alone() -> None:
     far = reader._wholes([Spot(100, 100, 16, 0.5), Spot(160, 100, 16, 0.5)], [])
-    assert sorted((w.x, doubt) for w, doubt in far) == [(100, T.WHOLE_ONE_DOUBT), (160, T.WHOLE_ONE_DOUBT)]
+    assert sorted((tries[0].x, doubt) for tries, doubt in far) == [
+        (100, T.WHOLE_ONE_DOUBT),
+        (160, T.WHOLE_ONE_DOUBT),
+    ]
     unlike = reader._wholes([Spot(100, 100, 10, 0.5), Spot(110, 100, 30, 0.5)], [])
-    assert sorted(w.side for w, _ in unlike) == [T.WHOLE_ONE * 10, T.WHOLE_ONE * 30]
+    assert sorted(tries[0].side for tries, _ in unlike) == [T.WHOLE_ONE[0] * 10, T.WHOLE_ONE[0] * 30]
 
 
 def test_a_row_of_spots_along_print_is_no_die() -> None:

@@ -122,14 +122,16 @@ def _read_spots(
     keep = [i for i, o in enumerate(opinions) if o[0] < T.NO_FACE]
     parts = [spots[i] for i in range(len(spots)) if i not in set(keep)]
     spots, opinions = [spots[i] for i in keep], opinions[keep]
-    wholes = _wholes(parts, spots)
-    if sizes is not None:
-        wholes = [(s, most) for s, most in wholes if sizes.agrees(s.x, s.y, s.side)]
-    if wholes:
-        seen = verify.opinions(image, [(s.x, s.y, s.side) for s, _ in wholes], models.verifier)
-        faced = [i for i, o in enumerate(seen) if o[0] < wholes[i][1]]
-        spots += [wholes[i][0] for i in faced]
-        opinions = np.concatenate([opinions, seen[faced]]) if faced else opinions
+    for tries, doubt in _wholes(parts, spots):
+        if sizes is not None:
+            tries = [s for s in tries if sizes.agrees(s.x, s.y, s.side)]
+        if not tries:
+            continue
+        seen = verify.opinions(image, [(s.x, s.y, s.side) for s in tries], models.verifier)
+        best = int(np.argmin(seen[:, 0]))
+        if seen[best, 0] < doubt:
+            spots.append(tries[best])
+            opinions = np.concatenate([opinions, seen[best : best + 1]])
     read = []
     for spot, opinion, reading in zip(
         spots,
@@ -143,11 +145,12 @@ def _read_spots(
     return read
 
 
-def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[tuple[finder.Spot, float]]:
+def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[tuple[list[finder.Spot], float]]:
     """Where the finder marks a small die's pips or halves as dice of their own (a 6's two
     columns or a 1's pip at 30 px), none with a face: the square that holds a group of such
-    neighbours, of like size, or a lone one's die around it, is looked at as one die, unless
-    a spot with a face is there already. Each with the most the verifier may doubt it has a face."""
+    neighbours, of like size, or a lone one's die around it (tried at each size of
+    ``T.WHOLE_ONE``), is looked at as one die, unless a spot with a face is there already.
+    Each group's tries come with the most the verifier may doubt that one shows a face."""
     groups: list[list[finder.Spot]] = []
     for s in parts:
         near = [
@@ -163,22 +166,28 @@ def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[tuple[fi
         groups = [g for g in groups if not any(g is n for n in near)] + [merged]
     wholes = []
     for g in groups:
+        score = max(s.score for s in g)
         if len(g) == 1:
             (one,) = g
-            x, y, side, most = one.x, one.y, T.WHOLE_ONE * one.side, T.WHOLE_ONE_DOUBT
+            tries = [finder.Spot(one.x, one.y, k * one.side, score) for k in T.WHOLE_ONE]
+            doubt = T.WHOLE_ONE_DOUBT
         else:
             x0 = min(s.x - s.side / 2 for s in g)
             x1 = max(s.x + s.side / 2 for s in g)
             y0 = min(s.y - s.side / 2 for s in g)
             y1 = max(s.y + s.side / 2 for s in g)
-            side, x, y = T.WHOLE_GROW * max(x1 - x0, y1 - y0), (x0 + x1) / 2, (y0 + y1) / 2
-            most = T.NO_FACE
+            side = T.WHOLE_GROW * max(x1 - x0, y1 - y0)
             if side > T.WHOLE_MOST * max(s.side for s in g):
                 continue  # a row of spots along print or a crack, not one die's parts
-        if any(abs(f.x - x) < (side + f.side) / 2 and abs(f.y - y) < (side + f.side) / 2 for f in faced):
-            continue
-        wholes.append((finder.Spot(x, y, side, max(s.score for s in g)), most))
+            tries, doubt = [finder.Spot((x0 + x1) / 2, (y0 + y1) / 2, side, score)], T.NO_FACE
+        tries = [t for t in tries if not any(_overlap(t, f) for f in faced)]
+        if tries:
+            wholes.append((tries, doubt))
     return wholes
+
+
+def _overlap(a: finder.Spot, b: finder.Spot) -> bool:
+    return abs(a.x - b.x) < (a.side + b.side) / 2 and abs(a.y - b.y) < (a.side + b.side) / 2
 
 
 def _one_per_die(read: list) -> list:
