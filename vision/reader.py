@@ -119,8 +119,8 @@ def _read_spots(
         spots = [s for s in spots if sizes.agrees(s.x, s.y, s.side)]
     opinions = verify.opinions(image, [(s.x, s.y, s.side) for s in spots], models.verifier)
     # Counting pips is the reader's costly step: spots the verifier sees no top face in are left unread.
+    parts = [s for s, o in zip(spots, opinions, strict=True) if o[0] >= T.NO_FACE]
     keep = [i for i, o in enumerate(opinions) if o[0] < T.NO_FACE]
-    parts = [spots[i] for i in range(len(spots)) if i not in set(keep)]
     spots, opinions = [spots[i] for i in keep], opinions[keep]
     for tries, doubt in _wholes(parts, spots):
         if sizes is not None:
@@ -187,6 +187,7 @@ def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[tuple[li
 
 
 def _overlap(a: finder.Spot, b: finder.Spot) -> bool:
+    """Whether the squares of two spots share any area."""
     return abs(a.x - b.x) < (a.side + b.side) / 2 and abs(a.y - b.y) < (a.side + b.side) / 2
 
 
