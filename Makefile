@@ -77,7 +77,8 @@ test: $(VENV)/.dev $(CATALOGS) browser debs
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	# Two processes: the camera and browser tests wait on servers while the reader's use a core.
-	$(VENV)/bin/pytest -q -n 2
+	# Each takes whole modules (their servers and readings are made once), the slow ones first.
+	$(VENV)/bin/pytest -q -n 2 --dist loadscope --no-loadscope-reorder
 
 # The reader's tests on the newest releases pyproject.toml allows, in an
 # environment of their own (.venv-latest); the lock is not touched.

@@ -15,6 +15,14 @@ SHARED = ROOT.parent / "shared"
 os.environ["LC_ALL"] = "C.UTF-8"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules holding a slow test first: the two workers (``make test`` hands each a
+    whole module) then start the long ones early and end together, rather than
+    one waiting on the other's last long module."""
+    slow = {item.module for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.module not in slow)
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """The shared folder beside the project (datasets, rulebooks). CI has it."""

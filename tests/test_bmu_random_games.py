@@ -8,7 +8,11 @@ import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
+import pytest
+
 from tablepi.games.beam_me_up.randomplay import play_many
+
+pytestmark = pytest.mark.slow
 
 GAMES = 10_000
 BATCH = 500

@@ -29,7 +29,7 @@ from browser_support import (
 from tablepi.games.beam_me_up.advice import Advisor, Position
 from tablepi.games.beam_me_up.options import SORTED_ROLLS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 STEP = 0.25
 MAX_TURNS = 40

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # builds a Raspberry Pi OS environment
+
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 SYSTEM_NUMPY = Path("/usr/lib/python3/dist-packages/numpy")

@@ -19,6 +19,8 @@ import pytest
 from vision.evaluate import Result, evaluate
 from vision.score import score
 
+pytestmark = pytest.mark.slow  # every test photo, read one frame at a time and as a table
+
 # dataset: (die accuracy, image accuracy, precision, photos wrong at most), one frame.
 # Read (test split): byler-d6 0.883 / 0.640 / 1.000 / 0 of 50; rune55-d6 0.780 / 0.669 /
 # 0.993 / 2 of 133; matteop65-d6 0.969 / 0.907 / 0.992 / 0 of 86; reinvent-d6 0.732 /

@@ -19,6 +19,8 @@ import pytest
 from vision import SURE, read_dice
 from vision.synth import draw_die
 
+pytestmark = pytest.mark.slow
+
 SIZES = (30, 36, 44, 60)
 TURNS = range(0, 90, 10)
 SCHEMES = {

@@ -19,6 +19,8 @@ from vision import SURE, Die, read_dice
 from vision.synth import DICE_COLOURS, PlacedDie, rolling_scene, trouble_scene
 from vision.views import read_rest
 
+pytestmark = pytest.mark.slow
+
 KINDS = ["plain", "wood", "cloth", "speckle", "tray"]
 SEEDS = (0,)  # one scene for every table and colour pair (the suite's time)
 
