@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablepi.i18n import languages, system_language
+from tablepi.i18n import N_, Said, languages, system_language
 
 SYSTEM_PATH = Path("/etc/tablepi/config.toml")
 BUTTON_NAMES = ("A", "B", "C")
@@ -49,11 +49,11 @@ _SHOWN.maxlist = _SHOWN.maxdict = _SHOWN.maxtuple = 4
 _SHOWN.maxlevel = 2
 
 
-def shown(key: str, value: Any) -> str:
+def shown(key: str, value: Any) -> str | Said:
     """``value`` as an error message may show it: not at all for a secret
     setting, else cut to a few dozen characters."""
     if key in SECRET_KEYS:
-        return "a value that is not shown (it may be secret)"
+        return Said(N_("a value that is not shown (it may be secret)"))
     return _SHOWN.repr(value)
 
 
@@ -62,13 +62,22 @@ def _shown_key(key: str) -> str:
 
 
 class ConfigError(ValueError):
-    """One or more problems in the configuration; ``problems`` lists each one."""
+    """One or more problems in the configuration; ``problems`` lists each one in
+    English, ``text(lang)`` says them all in a language the table speaks."""
 
-    def __init__(self, problems: list[str]):
-        self.problems = list(problems)
-        count = len(self.problems)
-        head = "1 problem in the configuration" if count == 1 else f"{count} problems in the configuration"
-        super().__init__(head + ":\n" + "\n".join(f"  - {p}" for p in self.problems))
+    def __init__(self, problems: list[Said]):
+        self.said = list(problems)
+        self.problems = [str(p) for p in self.said]
+        super().__init__(self.text())
+
+    def text(self, lang: str = "en") -> str:
+        count = len(self.said)
+        head = (
+            Said(N_("1 problem in the configuration:"))
+            if count == 1
+            else Said(N_("{count} problems in the configuration:"), count=count)
+        )
+        return "\n".join([head.say(lang), *(f"  - {p.say(lang)}" for p in self.said)])
 
 
 @dataclass
@@ -200,7 +209,7 @@ def load_config(path: Path | str | None = None, *, search: Iterable[Path] | None
     reporting, unlike the optional system and user files.
     """
     layers = list(default_paths() if search is None else search)
-    problems: list[str] = []
+    problems: list[Said] = []
     merged: dict[str, Any] = {}
     origin: dict[str, Path] = {}
     read: list[Path] = []
@@ -211,16 +220,18 @@ def load_config(path: Path | str | None = None, *, search: Iterable[Path] | None
         file = file.expanduser()
         if not file.is_file():
             if required:
-                problems.append(f"{file}: no such config file")
+                problems.append(Said(N_("{path}: no such config file"), path=file))
             continue
         try:
             with file.open("rb") as fh:
                 data = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
-            problems.append(f"{file}: not valid TOML ({exc})")
+            problems.append(Said(N_("{path}: not valid TOML ({detail})"), path=file, detail=exc))
             continue
         except OSError as exc:
-            problems.append(f"{file}: cannot be read ({exc.strerror or exc})")
+            problems.append(
+                Said(N_("{path}: cannot be read ({detail})"), path=file, detail=exc.strerror or exc)
+            )
             continue
         _merge(merged, data, origin, file, "")
         read.append(file)
@@ -233,13 +244,18 @@ def load_config(path: Path | str | None = None, *, search: Iterable[Path] | None
 
 def from_dict(data: dict[str, Any], origin: dict[str, Path] | None = None) -> Config:
     """Validate a settings mapping (as read from TOML) over the defaults."""
-    problems: list[str] = []
+    problems: list[Said] = []
     origin = origin or {}
     config = Config()
 
-    def report(key: str, message: str) -> None:
+    def report(key: str, message: Said) -> None:
         where = origin.get(key)
-        problems.append(f"{_shown_key(key)}: {message}" + (f" (in {where})" if where else ""))
+        entry = _shown_key(key)
+        problems.append(
+            Said(N_("{entry}: {problem} (in {path})"), entry=entry, problem=message, path=where)
+            if where
+            else Said(N_("{entry}: {problem}"), entry=entry, problem=message)
+        )
 
     known_sections = {
         "table": (config.table, _TABLE),
@@ -257,25 +273,27 @@ def from_dict(data: dict[str, Any], origin: dict[str, Path] | None = None) -> Co
             if isinstance(value, str) and value.strip():
                 config.data_dir = Path(value).expanduser()
             else:
-                report(key, f"expected a folder path (text), got {shown(key, value)}")
+                report(key, Said(N_("expected a folder path (text), got {given}"), given=shown(key, value)))
             continue
         if key not in known_sections:
-            report(key, f"unknown setting (expected one of: {', '.join(['data_dir', *known_sections])})")
+            report(key, _unknown(["data_dir", *known_sections]))
             continue
         target, schema = known_sections[key]
         if not isinstance(value, dict):
-            report(key, f"expected a [{key}] table, got {shown(key, value)}")
+            report(
+                key, Said(N_("expected a [{entry}] table, got {given}"), entry=key, given=shown(key, value))
+            )
             continue
         for sub, subvalue in value.items():
             full = f"{key}.{sub}"
             if sub not in schema:
-                report(full, f"unknown setting (expected one of: {', '.join(schema)})")
+                report(full, _unknown(schema))
                 continue
             check, _ = schema[sub]
             try:
                 setattr(target, sub, check(subvalue, full, report))
             except _Bad as bad:
-                report(full, f"expected {bad.expected}, got {shown(full, subvalue)}")
+                report(full, _expected(bad.expected, shown(full, subvalue)))
 
     _cross_checks(config, data, report)
     if problems:
@@ -283,30 +301,45 @@ def from_dict(data: dict[str, Any], origin: dict[str, Path] | None = None) -> Co
     return config
 
 
-def _cross_checks(config: Config, data: dict[str, Any], report: Callable[[str, str], None]) -> None:
+def _unknown(names: Iterable[str]) -> Said:
+    return Said(N_("unknown setting (expected one of: {choices})"), choices=", ".join(names))
+
+
+def _expected(what: str | Said, given: str | Said) -> Said:
+    return Said(N_("expected {what}, got {given}"), what=what, given=given)
+
+
+def _cross_checks(config: Config, data: dict[str, Any], report: Callable[[str, Said], None]) -> None:
     used: dict[int, str] = {}
+    taken = N_("pin {pin} is already used by {entry}")
     for name, pin in config.buttons.pins.items():
         if pin in used:
-            report(f"buttons.pins.{name}", f"pin {pin} is already used by buttons.pins.{used[pin]}")
+            report(f"buttons.pins.{name}", Said(taken, pin=pin, entry=f"buttons.pins.{used[pin]}"))
         used[pin] = name
     buzzer = config.buzzer.pin
     if buzzer is not None and buzzer in used:
-        report("buzzer.pin", f"pin {buzzer} is already used by buttons.pins.{used[buzzer]}")
+        report("buzzer.pin", Said(taken, pin=buzzer, entry=f"buttons.pins.{used[buzzer]}"))
     if config.camera.source == "replay" and not config.camera.folder:
-        report("camera.folder", 'required when camera.source = "replay" (a folder of photos)')
+        report("camera.folder", Said(N_('required when camera.source = "replay" (a folder of photos)')))
     venue = config.venue
     if venue.broker and not venue.table:
         report(
             "venue.table",
-            "required when venue.broker is set: this table's name in the venue's topics, "
-            'such as "table-7" (letters, digits, - and _)',
+            Said(
+                N_(
+                    "required when venue.broker is set: this table's name in the venue's topics, "
+                    'such as "table-7" (letters, digits, - and _)'
+                )
+            ),
         )
     if venue.password and not venue.username:
-        report("venue.password", "set venue.username too (a broker asks for both)")
+        report("venue.password", Said(N_("set venue.username too (a broker asks for both)")))
     if venue.ca_file and not venue.tls:
-        report("venue.ca_file", "set venue.tls = true too (the CA file is for TLS connections)")
+        report("venue.ca_file", Said(N_("set venue.tls = true too (the CA file is for TLS connections)")))
     elif venue.ca_file and not Path(venue.ca_file).expanduser().is_file():
-        report("venue.ca_file", f"no such file: {shown('venue.ca_file', venue.ca_file)}")
+        report(
+            "venue.ca_file", Said(N_("no such file: {given}"), given=shown("venue.ca_file", venue.ca_file))
+        )
 
 
 def _merge(into: dict, new: dict, origin: dict[str, Path], file: Path, prefix: str) -> None:
@@ -338,8 +371,8 @@ def _copy(value: Any) -> Any:
 
 
 class _Bad(Exception):
-    def __init__(self, expected: str):
-        self.expected = expected
+    def __init__(self, expected: str | Said):
+        self.expected = Said(expected) if isinstance(expected, str) else expected
 
 
 def _is_number(value: Any) -> bool:
@@ -368,7 +401,7 @@ def _choice(options: tuple[str, ...]) -> Callable:
     def check(value: Any, key: str, report: Callable) -> str:
         if isinstance(value, str) and value.lower() in options:
             return value.lower()
-        raise _Bad("one of " + ", ".join(f'"{o}"' for o in options))
+        raise _Bad(Said(N_("one of {choices}"), choices=", ".join(f'"{o}"' for o in options)))
 
     return check
 
@@ -386,25 +419,28 @@ def _rotation(value: Any, key: str, report: Callable) -> int:
     # Quarter turns would make the 128x64 screens portrait, which they are not laid out for.
     if value in (0, 2) and not isinstance(value, bool):
         return int(value)
-    raise _Bad("0, or 2 for a screen mounted upside down")
+    raise _Bad(N_("0, or 2 for a screen mounted upside down"))
 
 
-_PIN = "a BCM pin number 0-27"
+_PIN = N_("a BCM pin number 0-27")
 _check_pin = _int_range(0, 27, _PIN)
 
 
 def _check_button_pins(value: Any, key: str, report: Callable) -> dict[str, int]:
     if not isinstance(value, dict):
-        raise _Bad("a table of button names to BCM pins, like {A = 17, B = 27, C = 22}")
+        raise _Bad(N_("a table of button names to BCM pins, like {{A = 17, B = 27, C = 22}}"))
     pins = dict(ButtonsConfig().pins)
     for name, pin in value.items():
         if name not in BUTTON_NAMES:
-            report(f"{key}.{name}", f"unknown button (expected one of: {', '.join(BUTTON_NAMES)})")
+            report(
+                f"{key}.{name}",
+                Said(N_("unknown button (expected one of: {choices})"), choices=", ".join(BUTTON_NAMES)),
+            )
             continue
         if isinstance(pin, int) and not isinstance(pin, bool) and 0 <= pin <= 27:
             pins[name] = pin
         else:
-            report(f"{key}.{name}", f"expected {_PIN}, got {shown(key, pin)}")
+            report(f"{key}.{name}", _expected(Said(_PIN), shown(key, pin)))
     return pins
 
 
@@ -413,7 +449,7 @@ def _check_buzzer_pin(value: Any, key: str, report: Callable) -> int | None:
         return None
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 27:
         return value
-    raise _Bad(f"{_PIN}, or false for no buzzer")
+    raise _Bad(N_("a BCM pin number 0-27, or false for no buzzer"))
 
 
 def _check_device(value: Any, key: str, report: Callable) -> int | str:
@@ -422,7 +458,7 @@ def _check_device(value: Any, key: str, report: Callable) -> int | str:
     if isinstance(value, str) and value.strip():
         # "1" in a config file means camera 1, not a video file named "1".
         return int(value) if value.strip().isdigit() else value
-    raise _Bad('a camera index (0, 1, ...) or a device path such as "/dev/video0"')
+    raise _Bad(N_('a camera index (0, 1, ...) or a device path such as "/dev/video0"'))
 
 
 def _check_lens(value: Any, key: str, report: Callable) -> float | None:
@@ -430,7 +466,7 @@ def _check_lens(value: Any, key: str, report: Callable) -> float | None:
         return None
     if _is_number(value) and 0 <= value <= 32:
         return float(value)
-    raise _Bad("dioptres 0-32 (1 / the distance in metres; 0 is infinity), or false for autofocus")
+    raise _Bad(N_("dioptres 0-32 (1 / the distance in metres; 0 is infinity), or false for autofocus"))
 
 
 def _fraction(value: Any) -> bool:
@@ -438,7 +474,7 @@ def _fraction(value: Any) -> bool:
 
 
 def _check_tray(value: Any, key: str, report: Callable) -> list[tuple[float, float]]:
-    expected = "a list of at least 3 [x, y] corners, fractions of the frame 0..1"
+    expected = N_("a list of at least 3 [x, y] corners, fractions of the frame 0..1")
     if not isinstance(value, list) or len(value) < 3:
         raise _Bad(expected)
     corners = []
@@ -450,7 +486,7 @@ def _check_tray(value: Any, key: str, report: Callable) -> list[tuple[float, flo
 
 
 def _check_keep(value: Any, key: str, report: Callable) -> tuple[float, float, float, float]:
-    expected = "[x0, y0, x1, y1], fractions of the frame 0..1 with x0 < x1 and y0 < y1"
+    expected = N_("[x0, y0, x1, y1], fractions of the frame 0..1 with x0 < x1 and y0 < y1")
     if not (isinstance(value, list) and len(value) == 4 and all(_fraction(v) for v in value)):
         raise _Bad(expected)
     x0, y0, x1, y1 = (float(v) for v in value)
@@ -463,7 +499,9 @@ def _check_language(value: Any, key: str, report: Callable) -> str:
     known = languages()
     if isinstance(value, str) and value.strip().lower() in known:
         return value.strip().lower()
-    raise _Bad("a language the table speaks: " + ", ".join(f'"{lang}"' for lang in known))
+    raise _Bad(
+        Said(N_("a language the table speaks: {choices}"), choices=", ".join(f'"{lang}"' for lang in known))
+    )
 
 
 _TABLE = {"language": (_check_language, "the table's language (OLED, TV, phones' default)")}
@@ -471,46 +509,49 @@ _TABLE = {"language": (_check_language, "the table's language (OLED, TV, phones'
 # Each section: key -> (check, description). The description feeds `config show` help.
 _BUTTONS = {
     "pins": (_check_button_pins, "button name to BCM pin"),
-    "hold_time": (_number_range(0.1, 10, "seconds between 0.1 and 10"), "seconds for a long press"),
-    "bounce_time": (_number_range(0, 1, "seconds between 0 and 1"), "debounce seconds"),
+    "hold_time": (_number_range(0.1, 10, N_("seconds between 0.1 and 10")), "seconds for a long press"),
+    "bounce_time": (_number_range(0, 1, N_("seconds between 0 and 1")), "debounce seconds"),
 }
 _DISPLAY = {
     "driver": (_choice(DISPLAY_DRIVERS), "OLED controller"),
-    "port": (_int_range(0, 99, "an I2C bus number such as 1"), "I2C bus"),
-    "address": (_int_range(0x03, 0x77, "an I2C address 0x03-0x77 such as 0x3C"), "I2C address"),
-    "idle_seconds": (_number_range(0, 86400, "seconds 0-86400 (0 never dims)"), "dim after"),
+    "port": (_int_range(0, 99, N_("an I2C bus number such as 1")), "I2C bus"),
+    "address": (_int_range(0x03, 0x77, N_("an I2C address 0x03-0x77 such as 0x3C")), "I2C address"),
+    "idle_seconds": (_number_range(0, 86400, N_("seconds 0-86400 (0 never dims)")), "dim after"),
     "rotate": (_rotation, "rotation"),
 }
 _BUZZER = {"pin": (_check_buzzer_pin, "BCM pin or false")}
 _CAMERA = {
     "source": (_choice(CAMERA_SOURCES), "where frames come from"),
     "device": (_check_device, "OpenCV camera index or path"),
-    "folder": (_text("a folder path (text)", allow_empty=True), "photos to replay"),
-    "width": (_int_range(16, 4096, "a width in pixels 16-4096"), "frame width"),
-    "height": (_int_range(16, 4096, "a height in pixels 16-4096"), "frame height"),
-    "fps": (_number_range(0, 120, "frames per second, more than 0 and at most 120", open_low=True), "fps"),
+    "folder": (_text(N_("a folder path (text)"), allow_empty=True), "photos to replay"),
+    "width": (_int_range(16, 4096, N_("a width in pixels 16-4096")), "frame width"),
+    "height": (_int_range(16, 4096, N_("a height in pixels 16-4096")), "frame height"),
+    "fps": (
+        _number_range(0, 120, N_("frames per second, more than 0 and at most 120"), open_low=True),
+        "fps",
+    ),
     "tray": (_check_tray, "tray corners"),
     "keep": (_check_keep, "area for dice set aside"),
     "lens_position": (_check_lens, "fixed focus of an autofocus camera"),
 }
 _WEB = {
-    "host": (_text('a host name or address such as "0.0.0.0"'), "listen address"),
-    "port": (_int_range(1, 65535, "a TCP port 1-65535"), "listen port"),
+    "host": (_text(N_('a host name or address such as "0.0.0.0"')), "listen address"),
+    "port": (_int_range(1, 65535, N_("a TCP port 1-65535")), "listen port"),
 }
 _OUTER_SPACE = {
-    "timer_seconds": (_int_range(5, 3600, "whole seconds 5-3600"), "mission timer"),
-    "coin_seconds": (_number_range(0.5, 60, "seconds 0.5-60"), "danger coin shown for"),
+    "timer_seconds": (_int_range(5, 3600, N_("whole seconds 5-3600")), "mission timer"),
+    "coin_seconds": (_number_range(0.5, 60, N_("seconds 0.5-60")), "danger coin shown for"),
 }
 _BEAM_ME_UP = {
-    "still_seconds": (_number_range(0.05, 10, "seconds 0.05-10"), "dice still for"),
+    "still_seconds": (_number_range(0.05, 10, N_("seconds 0.05-10")), "dice still for"),
     "table_step_seconds": (
-        _number_range(0, 10, "seconds 0-10"),
+        _number_range(0, 10, N_("seconds 0-10")),
         "between the steps of a seat played by the table",
     ),
 }
 
 
-BROKER_EXPECTED = 'a host name or address such as "192.168.1.10" or "mqtt.lan" (no mqtt://, no port)'
+BROKER_EXPECTED = N_('a host name or address such as "192.168.1.10" or "mqtt.lan" (no mqtt://, no port)')
 
 
 def broker_host(value: Any) -> str:
@@ -540,27 +581,27 @@ def _check_broker(value: Any, key: str, report: Callable) -> str:
 def _check_table_id(value: Any, key: str, report: Callable) -> str:
     if isinstance(value, str) and (value == "" or TABLE_ID.fullmatch(value)):
         return value
-    raise _Bad('a name for the table\'s topics, 1-40 letters, digits, - and _, such as "table-7"')
+    raise _Bad(N_('a name for the table\'s topics, 1-40 letters, digits, - and _, such as "table-7"'))
 
 
 def _check_bool(value: Any, key: str, report: Callable) -> bool:
     if isinstance(value, bool):
         return value
-    raise _Bad("true or false")
+    raise _Bad(N_("true or false"))
 
 
 _VENUE = {
     "broker": (_check_broker, "MQTT broker host (empty: no venue)"),
-    "port": (_int_range(1, 65535, "a TCP port 1-65535 (1883, or 8883 for TLS)"), "broker port"),
+    "port": (_int_range(1, 65535, N_("a TCP port 1-65535 (1883, or 8883 for TLS)")), "broker port"),
     "table": (_check_table_id, "this table in the topics tablepi/<table>/..."),
-    "name": (_text('a name shown on the venue board, such as "Table 7"', allow_empty=True), "shown name"),
-    "username": (_text("a user name (text)", allow_empty=True), "broker user"),
-    "password": (_text("a password (text)", allow_empty=True), "broker password"),
+    "name": (_text(N_('a name shown on the venue board, such as "Table 7"'), allow_empty=True), "shown name"),
+    "username": (_text(N_("a user name (text)"), allow_empty=True), "broker user"),
+    "password": (_text(N_("a password (text)"), allow_empty=True), "broker password"),
     "tls": (_check_bool, "connect with TLS"),
-    "ca_file": (_text("a path to the CA certificate file (PEM)", allow_empty=True), "CA for TLS"),
+    "ca_file": (_text(N_("a path to the CA certificate file (PEM)"), allow_empty=True), "CA for TLS"),
     "discovery": (_check_bool, "Home Assistant discovery messages"),
-    "keepalive": (_int_range(5, 3600, "whole seconds 5-3600"), "MQTT keepalive"),
-    "reconnect_max": (_number_range(1, 600, "seconds 1-600"), "longest wait between reconnects"),
+    "keepalive": (_int_range(5, 3600, N_("whole seconds 5-3600")), "MQTT keepalive"),
+    "reconnect_max": (_number_range(1, 600, N_("seconds 1-600")), "longest wait between reconnects"),
 }
 
 

@@ -239,6 +239,31 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
+class Said:
+    """A message kept as its marked template and fields, to be said in any language
+    (``say``); a field may be a ``Said`` of its own. ``str`` gives the English. For
+    messages with a structure of their own (a setting's problem, the value it was
+    given), which matching finished English against templates could take apart wrongly."""
+
+    def __init__(self, template: str, **fields: object):
+        self.template = template
+        self.fields = fields
+
+    def say(self, lang: str = DEFAULT) -> str:
+        said = {k: v.say(lang) if isinstance(v, Said) else v for k, v in self.fields.items()}
+        template = words(lang).gettext(self.template)
+        try:
+            return template.format(**said)
+        except (KeyError, IndexError, ValueError):  # a catalog entry that lost a field
+            return self.template.format(**said)
+
+    def __str__(self) -> str:
+        return self.say(DEFAULT)
+
+    def __repr__(self) -> str:
+        return f"Said({self.template!r}, **{self.fields!r})"
+
+
 @lru_cache(maxsize=8)
 def words(lang: str) -> Words:
     """The (cached) :class:`Words` of ``lang``."""
@@ -249,6 +274,7 @@ __all__ = [
     "DEFAULT",
     "LOCALE_DIR",
     "N_",
+    "Said",
     "Words",
     "best_match",
     "catalog",

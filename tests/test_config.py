@@ -180,3 +180,55 @@ def test_config_errors_never_print_a_secret_and_cut_long_values(tmp_path):
         assert run.returncode != 0 and "venue.password" in err and "venue.table" in err, err[:2000]
         assert not [secret for secret in secrets if secret in err], err[:2000]
         assert len(run.stderr) < 2000, len(run.stderr)
+
+
+def test_cli_check_speaks_the_system_language(tmp_path, capsys, monkeypatch):
+    """A host whose system speaks German reads the problems in German: every line of
+    them, the values as written (0.5 stays 0.5, as TOML needs it) and no secret."""
+    monkeypatch.setattr(cfgmod, "default_paths", lambda: [tmp_path / "none.toml"])
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        '[buttons]\npins = {A = "x", B = 17, Q = 5}\nhold_time = 0.05\n'
+        "[outer_space]\ncoin_seconds = 0.25\nwhen = 3\n"
+        "[venue]\npassword = ['hunter2']\n[nonsense]\n"
+    )
+    assert main(["config", "check", "--config", str(bad)]) == 1
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert lines[0] == "8 Probleme in der Konfiguration:", err  # B = 17 meets A's default pin too
+    expected = [
+        f"buttons.pins.A: erwartet: eine BCM-Pinnummer 0-27, angegeben: 'x' (in {bad})",
+        f"buttons.pins.Q: unbekannte Taste (erwartet: eine von A, B, C) (in {bad})",
+        f"buttons.hold_time: erwartet: Sekunden zwischen 0.1 und 10, angegeben: 0.05 (in {bad})",
+        f"outer_space.coin_seconds: erwartet: Sekunden 0.5-60, angegeben: 0.25 (in {bad})",
+        "outer_space.when: unbekannte Einstellung (erwartet: eine von timer_seconds, coin_seconds)"
+        f" (in {bad})",
+        f"venue.password: erwartet: ein Passwort (Text), angegeben: ein Wert, der nicht gezeigt wird"
+        f" (er kann geheim sein) (in {bad})",
+    ]
+    for line in expected:
+        assert f"  - {line}" in lines, (line, err)
+    assert any(
+        line.startswith("  - nonsense: unbekannte Einstellung (erwartet: eine von data_dir,")
+        for line in lines
+    )
+    assert lines[-1] == "Bitte beheben und `tablepi config check` erneut ausführen."
+    assert "hunter2" not in err and "expected" not in err and "got" not in err
+    # Two buttons on one pin, and a good file, in German too.
+    pins = tmp_path / "pins.toml"
+    pins.write_text("[buttons]\npins = {A = 17, B = 17}\n")
+    assert main(["config", "check", "--config", str(pins)]) == 1
+    assert "  - buttons.pins.B: Pin 17 ist schon von buttons.pins.A belegt" in capsys.readouterr().err
+    good = tmp_path / "good.toml"
+    good.write_text("[web]\nport = 8181\n")
+    assert main(["config", "check", "--config", str(good)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["Konfiguration in Ordnung", f"gelesen: {good}"]
+    # The same problems in English where the system speaks no language of the table's.
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    assert main(["config", "check", "--config", str(bad)]) == 1
+    assert f"  - buttons.hold_time: expected seconds between 0.1 and 10, got 0.05 (in {bad})" in (
+        capsys.readouterr().err.splitlines()
+    )

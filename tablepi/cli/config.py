@@ -1,4 +1,5 @@
-"""`tablepi config check|show`: validate the settings and print them."""
+"""`tablepi config check|show`: validate the settings and print them, in the
+system's language where the table speaks it (``LANG``)."""
 
 from __future__ import annotations
 
@@ -18,37 +19,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.set_defaults(func=run_show)
 
 
-def _files_line(config) -> str:
+def _files_line(config, lang: str) -> str:
     from tablepi.config import default_paths
+    from tablepi.i18n import N_, Said
 
     if config.sources:
-        return "read: " + ", ".join(str(p) for p in config.sources)
+        return Said(N_("read: {path}"), path=", ".join(str(p) for p in config.sources)).say(lang)
     looked = ", ".join(str(p) for p in default_paths())
-    return f"no config file found (looked for {looked}); using the defaults"
+    return Said(N_("no config file found (looked for {path}); using the defaults"), path=looked).say(lang)
 
 
 def run_check(args: argparse.Namespace) -> int:
     from tablepi.config import ConfigError, load_config
+    from tablepi.i18n import N_, system_language, words
 
+    lang = system_language()
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        print(exc, file=sys.stderr)
-        print("Fix these and run `tablepi config check` again.", file=sys.stderr)
+        print(exc.text(lang), file=sys.stderr)
+        print(words(lang).gettext(N_("Fix these and run `tablepi config check` again.")), file=sys.stderr)
         return 1
-    print("config OK")
-    print(_files_line(config))
+    print(words(lang).gettext(N_("config OK")))
+    print(_files_line(config, lang))
     return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
     from tablepi.config import ConfigError, load_config
+    from tablepi.i18n import system_language
 
+    lang = system_language()
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        print(exc, file=sys.stderr)
+        print(exc.text(lang), file=sys.stderr)
         return 1
-    print("# " + _files_line(config))
+    print("# " + _files_line(config, lang))
     sys.stdout.write(config.to_toml())
     return 0

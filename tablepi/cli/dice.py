@@ -396,11 +396,12 @@ def _calibrate(args: argparse.Namespace) -> int:
     camera_cfg = None
     if args.config:
         from tablepi.config import ConfigError, load_config
+        from tablepi.i18n import system_language
 
         try:
             cfg = load_config(args.config)
         except ConfigError as exc:
-            _err(str(exc))
+            _err(exc.text(system_language()))
             return 2
         camera_cfg = cfg.camera
         tray, keep = cfg.camera.tray, cfg.camera.keep
@@ -445,11 +446,12 @@ def _camera_frame(camera_cfg):
         return None
     if camera_cfg is None:
         from tablepi.config import ConfigError, load_config
+        from tablepi.i18n import system_language
 
         try:
             camera_cfg = load_config().camera
         except ConfigError as exc:
-            _err(str(exc))
+            _err(exc.text(system_language()))
             return None
     try:
         camera = open_camera(camera_cfg)

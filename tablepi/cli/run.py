@@ -69,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        print(exc, file=sys.stderr)
+        from tablepi.i18n import system_language
+
+        print(exc.text(system_language()), file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"cannot read the configuration: {exc}", file=sys.stderr)
