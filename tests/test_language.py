@@ -5,7 +5,11 @@ running in English, and the config checks the language it is given."""
 from __future__ import annotations
 
 import logging
+import os
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -175,3 +179,32 @@ def test_the_default_language_follows_the_system_locale(monkeypatch: pytest.Monk
     assert from_dict({}).table.language == "en"
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     assert from_dict({}).table.language == "en"
+
+
+def test_the_terminal_hears_the_table_start_in_its_language(tmp_path: Path) -> None:
+    """A table whose system speaks German says so where it starts: address, where the
+    PIN is, data folder and stop in German; the address as the other lines give it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANG")}
+    env |= {"LANG": "de_DE.UTF-8", "XDG_CONFIG_HOME": str(tmp_path / "config"), "PYTHONUNBUFFERED": "1"}
+    data = tmp_path / "data"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tablepi", "run", "--simulate", "--host", "127.0.0.1", "--port", "0"]
+        + ["--data-dir", str(data)],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        lines = [proc.stdout.readline().rstrip("\n") for _ in range(3)]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=20)
+    assert re.fullmatch(r"TablePi \(Simulation\) auf http://127\.0\.0\.1:\d+/", lines[0]), lines
+    assert (
+        lines[1]
+        == "PIN: auf dem Bildschirm des Tisches (und auf /setup in einem Browser auf diesem Computer)"
+    )
+    assert lines[2].startswith("Daten: ") and lines[2].endswith("data"), lines
+    assert "wird beendet" in rest.splitlines(), rest

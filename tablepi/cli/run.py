@@ -122,17 +122,25 @@ def run(args: argparse.Namespace) -> int:
 
     serving = threading.Thread(target=server.run, name="tablepi-web", daemon=True)
     serving.start()
-    mode = "simulation" if service.simulated else "Raspberry Pi"
+    from tablepi.i18n import N_, Said, words
+
+    # Said in the table's language, as its screen and TV are.
+    lang = service.language
+    mode = Said(N_("simulation")) if service.simulated else "Raspberry Pi"
     # The PIN goes to a terminal only: printed to a pipe it would land in the
     # system journal, which is not where a secret belongs.
     if sys.stdout.isatty():
-        print(f"TablePi ({mode}) on {address}  PIN {service.pin}", flush=True)
+        started = Said(
+            N_("TablePi ({mode}) on {address}  PIN {pin}"), mode=mode, address=address, pin=service.pin
+        )
+        print(started.say(lang), flush=True)
     else:
-        print(f"TablePi ({mode}) on {address}", flush=True)
-        print("PIN: on the table's screen (and on /setup in a browser on this computer)", flush=True)
-    print(f"data: {service.data_dir}", flush=True)
+        print(Said(N_("TablePi ({mode}) on {address}"), mode=mode, address=address).say(lang), flush=True)
+        pin = N_("PIN: on the table's screen (and on /setup in a browser on this computer)")
+        print(words(lang).gettext(pin), flush=True)
+    print(Said(N_("data: {path}"), path=service.data_dir).say(lang), flush=True)
     for problem in service.problems:
-        print(f"problem: {problem}", flush=True)
+        print(Said(N_("problem: {problem}"), problem=words(lang).text(problem)).say(lang), flush=True)
     sd_notify(f"READY=1\nSTATUS=serving on {address}")
 
     failed = False
@@ -143,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             break
     sd_notify("STOPPING=1")
-    print("stopping", flush=True)
+    print(words(lang).gettext(N_("stopping")), flush=True)
     service.close()
     try:
         server.close()
