@@ -94,10 +94,14 @@ def test_a_refused_reading_stays_in_sight_and_is_fixed_from_a_phone(table):
         late.goto(table.base + "/")
         assert "Read 3 dice" in late.inner_text("#refused-reading")
         assert late.locator("#refused-reading button").is_hidden()  # fixing it needs the PIN
+        # Each page here is a browser of its own on this one address, holding its own
+        # connections: closed once seen, so that the address stays within its share.
+        late.close()
         tv = browser.new_page(viewport={"width": 1920, "height": 1080})
         tv.goto(table.base + "/tv")
         assert tv.locator("#refused-reading .seen-die").count() == 3
         assert "Read 3 dice" in tv.inner_text("#refused-reading")
+        tv.close()
         # /device lists the dice it saw, with the reason, over the frame with their boxes.
         device.wait_for_function("document.querySelectorAll('#reading .read-die').length === 3")
         assert "5" in device.inner_text("#reading")

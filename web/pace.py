@@ -1,10 +1,12 @@
-"""How fast one address may load pages: a device loading pages in a loop
-takes the server's time (and Python's one interpreter lock) from every
-player's commands. Each address has a bucket of page loads that refills at
-``PAGE_RATE`` a second; past it a load is refused (429) and the server
-reads nothing more from that address until its bucket has a load again
-(``paused``), so a device that asks again at once waits in its own network
-buffers instead of taking the table's time with refusals."""
+"""How fast one address may load pages, and send changes to the API: a device
+loading pages or posting commands in a loop takes the server's time (and
+Python's one interpreter lock) from every player's commands. Each address has
+a bucket of page loads that refills at ``PAGE_RATE`` a second; past it a load
+is refused (429) and the server reads nothing more from that address until
+its bucket has a load again (``paused``), so a device that asks again at once
+waits in its own network buffers instead of taking the table's time with
+refusals. Changes (a command, a press, a vote) have a bucket of their own
+per address, PIN or not: a phone's PIN lets it play, not take the table."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from collections.abc import Callable
 
 from flask import Flask, Response, current_app, request
 
+from tablepi.i18n import N_
+from web.errors import error_response
 from web.health import own_computer
 
 PAGE_RATE = 10.0  # page loads a second, per address, once the burst is spent
@@ -22,10 +26,15 @@ PAGE_BURST = 40.0  # a phone opening the site and its live parts, several times 
 MAX_ADDRESSES = 4096
 # Paths that are not pages: the API and live events have their own limits.
 NOT_PAGES = ("/api/", "/static/", "/healthz")
+CHANGE_RATE = 5.0  # changes a second, per address, once the burst is spent
+CHANGE_BURST = 30.0  # a player tapping through a turn as fast as fingers go, twice over
+CHANGES = ("POST", "PUT", "PATCH", "DELETE")
+# Signing in and out count against the wrong-PIN limits instead (web.auth).
+NOT_CHANGES = ("/api/login", "/api/logout")
 
 
-class PagePace:
-    """A bucket of page loads per address."""
+class Pace:
+    """A bucket of requests per address."""
 
     def __init__(
         self, rate: float = PAGE_RATE, burst: float = PAGE_BURST, clock: Callable[[], float] = time.monotonic
@@ -61,9 +70,27 @@ class PagePace:
 
 
 def register(app: Flask) -> None:
-    app.extensions["tablepi.pace"] = PagePace(
+    app.extensions["tablepi.pace"] = Pace(
         float(app.config.get("PAGE_RATE", PAGE_RATE)), float(app.config.get("PAGE_BURST", PAGE_BURST))
     )
+    app.extensions["tablepi.change_pace"] = Pace(
+        float(app.config.get("CHANGE_RATE", CHANGE_RATE)), float(app.config.get("CHANGE_BURST", CHANGE_BURST))
+    )
+
+    @app.before_request
+    def pace_changes() -> Response | None:
+        if (
+            request.method not in CHANGES
+            or not request.path.startswith("/api/")
+            or request.path in NOT_CHANGES
+            or own_computer()
+        ):
+            return None
+        if current_app.extensions["tablepi.change_pace"].take(request.remote_addr or "unknown"):
+            return None
+        return error_response(
+            429, N_("Too many changes from this device; wait a moment."), rule="pace", Retry_After="1"
+        )
 
     @app.before_request
     def pace_pages() -> Response | None:
