@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablepi.i18n import N_, Said, languages, system_language
+from tablepi.i18n import DEFAULT, N_, Said, languages, system_language
 
 SYSTEM_PATH = Path("/etc/tablepi/config.toml")
 BUTTON_NAMES = ("A", "B", "C")
@@ -70,7 +70,7 @@ class ConfigError(ValueError):
         self.problems = [str(p) for p in self.said]
         super().__init__(self.text())
 
-    def text(self, lang: str = "en") -> str:
+    def text(self, lang: str = DEFAULT) -> str:
         count = len(self.said)
         head = (
             Said(N_("1 problem in the configuration:"))

@@ -1,4 +1,5 @@
-"""The PIN: sign-in, sessions, the X-Table-Pin header and the attempt limit."""
+"""The PIN: sign-in, sessions, the X-Table-Pin header, the attempt limit, and the
+pace of changes per address that holds even with the PIN."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from web.auth import AttemptLimiter
 
 PIN = "135790"
 END = {"type": "end_game"}
+NEW = {"type": "new_game", "kind": "space_beans", "settings": {"players": ["Ann", "Ben"]}}
 
 
 class TableService:
@@ -178,3 +180,42 @@ def test_limit_is_configurable(service):
     for _ in range(2):
         client.post("/api/login", json={"pin": "222222"})
     assert client.post("/api/login", json={"pin": "222222"}).status_code == 429
+
+
+def _paced_app(service):
+    # Three changes, then (in practice) none: the bucket refills once in 1000 s.
+    return web.create_app(service, {"CHANGE_BURST": 3.0, "CHANGE_RATE": 0.001})
+
+
+def test_past_its_burst_a_device_is_refused_and_nothing_changes(service):
+    # Changes to the API have a pace per address: a phone holding the PIN plays,
+    # it cannot take the table's time with a loop of commands.
+    app = _paced_app(service)
+    phone = other_client(app, "192.168.1.20")
+    pin = {"X-Table-Pin": PIN}
+    bad = {"type": "nonsense"}
+    assert phone.post("/api/commands", json=NEW, headers=pin).status_code == 200
+    # A refused command is a change asked for all the same.
+    assert [phone.post("/api/commands", json=bad, headers=pin).status_code for _ in range(2)] == [400, 400]
+    seq = service.table.public_state()["seq"]
+    refused = phone.post("/api/commands", json=NEW, headers=pin)
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+    assert refused.json["rule"] == "pace" and "Too many changes" in refused.json["error"]
+    assert service.table.public_state()["seq"] == seq  # the refused command was not played
+    # In German for a German phone, the English kept for programs.
+    german = phone.post("/api/commands", json=NEW, headers={**pin, "Accept-Language": "de-DE"})
+    assert german.status_code == 429 and german.json["shown"].startswith("Zu viele Änderungen")
+    # Reading is not a change; another device, the table's own computer and signing in are not held back.
+    assert phone.get("/api/state").status_code == 200
+    for address in ("192.168.1.21", "127.0.0.1"):
+        assert other_client(app, address).post("/api/commands", json=bad, headers=pin).status_code == 400
+    assert phone.post("/api/login", json={"pin": PIN}).status_code == 200
+
+
+def test_the_pace_of_changes_refills(service):
+    pace = _paced_app(service).extensions["tablepi.change_pace"]
+    now = [0.0]
+    pace._clock = lambda: now[0]
+    assert [pace.take("10.0.0.9") for _ in range(4)] == [True, True, True, False]
+    now[0] += 1000.0  # one change back
+    assert [pace.take("10.0.0.9") for _ in range(2)] == [True, False]
