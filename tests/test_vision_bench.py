@@ -49,6 +49,23 @@ def test_every_datasets_test_photos_are_timed_and_enlarged(
     small, large, rendered = (320, 320, 3), (2464, 3280, 3), (480, 640, 3)
     # each set after a warm-up read of its first frame
     assert read == [small] * 4 + [small] * 4 + [large] * 3 + [rendered] * 6
+    # Then each set's photos as one table's rolls: none calibrated before its first roll is read.
+    assert lines[6].startswith("aset/test as a table's rolls: calibrated ")
+    assert lines[7].startswith("bset/test as a table's rolls: calibrated ")
+    assert len(lines) == 8
+    for line in lines[6:]:
+        assert "(1 rolls)" in line or "(2 rolls)" in line or "(3 rolls)" in line, line
+
+
+def test_a_tables_rolls_are_timed_calibrated_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(4)
+    frames = [scene(480, 360, [2, 4, 6], 44, rng)[0] for _ in range(4)]
+    calibrated, not_yet = bench.time_rolls(frames, [3] * 4)
+    # The first roll is read before any calibration; all are timed once.
+    assert len(calibrated) + len(not_yet) == 4 and len(not_yet) >= 1
+    assert (np.concatenate([calibrated, not_yet]) > 0).all()
+    line = bench.roll_summary("x", np.array([10.0, 30.0]), np.array([]))
+    assert line == "x as a table's rolls: calibrated median 20.0 ms, p95 29.0 ms (2 rolls); uncalibrated none"
 
 
 def test_shared_datasets_are_found_beside_the_project(shared_dir: Path) -> None:

@@ -2,7 +2,9 @@
 
 Times what a table reads: the real labelled test photos of every dataset as
 they are, the same photos enlarged to a Pi camera's 8 MP frame, and rendered
-frames (the simulated camera's) apart.
+frames (the simulated camera's) apart; then each dataset's photos as one
+table's rolls (``vision.table_reader``: three views a roll, told how many dice
+were thrown, learning the camera as it goes), the calibrated rolls apart.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--large", type=int, default=20, help="photos enlarged to 8 MP (default 20)")
     parser.add_argument("--frames", type=int, default=30, help="rendered frames (default 30)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--rolls",
+        type=int,
+        default=-1,
+        help="photos per dataset read as a table's rolls (default all; 0: none)",
+    )
 
 
 def time_frames(frames: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -43,6 +51,36 @@ def time_frames(frames: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         wall.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
     return np.array(wall), np.array(cpu)
+
+
+def time_rolls(frames: list[np.ndarray], counts: list[int | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Wall milliseconds of each roll as one table reads it, in order: those read with a
+    calibration of the camera, and those read before one was learned (or after it was dropped)."""
+    import numpy as np
+
+    from vision.table_reader import TableReader
+
+    TableReader().read(frames[0])  # warm-up, on a reader of its own
+    table = TableReader()
+    calibrated, not_yet = [], []
+    for frame, count in zip(frames, counts, strict=True):
+        had = table.calibration.sizes is not None
+        t0 = time.perf_counter()
+        table.read(frame, expect=count)
+        (calibrated if had else not_yet).append((time.perf_counter() - t0) * 1000)
+    return np.array(calibrated), np.array(not_yet)
+
+
+def roll_summary(label: str, calibrated: np.ndarray, not_yet: np.ndarray) -> str:
+    """One line of a table's roll times: calibrated rolls, then the rest."""
+    import numpy as np
+
+    def figures(ms: np.ndarray) -> str:
+        if not len(ms):
+            return "none"
+        return f"median {np.median(ms):.1f} ms, p95 {np.percentile(ms, 95):.1f} ms ({len(ms)} rolls)"
+
+    return f"{label} as a table's rolls: calibrated {figures(calibrated)}; uncalibrated {figures(not_yet)}"
 
 
 def summary(label: str, wall: np.ndarray, cpu: np.ndarray) -> str:
@@ -109,4 +147,23 @@ def run(args: argparse.Namespace) -> int:
         for i in range(frames_n)
     ]
     print(summary("rendered 640x480 frames (the simulated camera)", *time_frames(rendered)))
+    rolls = int(getattr(args, "rolls", -1))
+    for folder in sets if rolls else []:
+        paths = sorted((folder / "test").glob("*.jpg"))[: rolls if rolls > 0 else None]
+        counts = dice_counts(folder / "test")
+        read = [(cv2.imread(str(p), cv2.IMREAD_COLOR), counts.get(p.name)) for p in paths]
+        read = [(f, n) for f, n in read if f is not None]
+        if read:
+            frames, known = zip(*read, strict=True)
+            print(roll_summary(f"{folder.name}/test", *time_rolls(list(frames), list(known))))
     return 0
+
+
+def dice_counts(folder: Path) -> dict[str, int]:
+    """How many dice each labelled photo of ``folder`` shows (the table knows how many it threw)."""
+    from vision.datasets import DatasetError, load_labels
+
+    try:
+        return {name: len(entry.get("dice", [])) for name, entry in load_labels(folder).items()}
+    except DatasetError:
+        return {}

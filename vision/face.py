@@ -14,7 +14,7 @@ main evidence for its confidence (``vision.confidence``).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -316,10 +316,19 @@ def _vote(first: list[FaceReading | None]) -> FaceReading | None:
 
 
 def _read_crops(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
-    """The best reading of each (x, y, side) in ``places``, all weighed in one batch.
+    """The best reading of each (x, y, side) in ``places``, all weighed in one batch
+    (a place read before in the frame is not read again; each caller gets its own copy).
 
     A face's pips are all darker or all lighter: of a crop's pip maps, the one
     whose best hypothesis scores highest is read."""
+    asked = [("face", *place) for place in places]
+    new = list(dict.fromkeys(a for a in asked if a not in image.memo))
+    for a, reading in zip(new, _read_new(image, [a[1:] for a in new]), strict=True):
+        image.memo[a] = reading
+    return [None if image.memo[a] is None else replace(image.memo[a]) for a in asked]
+
+
+def _read_new(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
     crops, looks = [], []
     for x, y, side in places:
         crop = face_crop(image, x, y, side)

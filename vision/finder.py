@@ -69,8 +69,15 @@ def find(
 ) -> list[Spot]:
     """Every place in ``image`` (BGR) the finder takes for a die, best first; with
     ``sides`` (px), only dice of those sides are looked for, on the levels that hold them."""
-    net = nets.load(str(model), "die finder")
     frame = Halvings.of(image)
+    asked = ("find", str(model), sides)
+    if asked not in frame.memo:
+        frame.memo[asked] = _find(frame, model, sides)
+    return list(frame.memo[asked])
+
+
+def _find(frame: Halvings, model: Path, sides: tuple[float, float] | None) -> list[Spot]:
+    net = nets.load(str(model), "die finder")
     scales = levels(frame.shape)
     used = scales if sides is None else _holding(scales, *sides)
     spots: list[Spot] = []
@@ -79,18 +86,23 @@ def find(
     m = frame.nearest(used[0], T.FINDER_HALVE)
     level = frame.level(m)
     done = 2.0**-m
+    shrunk: tuple = ("level", str(model), m)
     for i, k in enumerate(scales):
         if k not in used:
             continue
-        # Each level is shrunk from the last with area averaging, as in training.
-        step = k / done
-        if step < 1.0:
-            h, w = level.shape[:2]
-            level = cv2.resize(
-                level, (max(1, round(w * step)), max(1, round(h * step))), interpolation=cv2.INTER_AREA
-            )
-            done = k
-        maps = _maps(net, level)
+        # A level made the same way before (a read of the frame at other sizes) is not made again.
+        shrunk += (k,)
+        if shrunk not in frame.memo:
+            # Each level is shrunk from the last with area averaging, as in training.
+            step = k / done
+            if step < 1.0:
+                h, w = level.shape[:2]
+                level = cv2.resize(
+                    level, (max(1, round(w * step)), max(1, round(h * step))), interpolation=cv2.INTER_AREA
+                )
+            frame.memo[shrunk] = level, _maps(net, level)
+        level, maps = frame.memo[shrunk]
+        done = min(done, k)
         heat = 1.0 / (1.0 + np.exp(-maps[0]))
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= T.PEAK_MIN)
         lo = 0.0 if i == 0 else T.LEVEL_KEEP[0]

@@ -1,12 +1,17 @@
 """A frame and its halvings, so that a die is shrunk to its reading size from
 a nearby level instead of from the whole frame (an 8 MP frame's large dice
 would otherwise be area-averaged from hundreds of thousands of pixels each).
+It also remembers what the reader's steps found in the frame (``memo``), so
+that a frame read again (a second look at a roll, or without the camera's
+calibration) only reads what it has not read yet.
 
 Level ``m`` is the frame shrunk ``2**m`` times by averaging 2x2 blocks; a
 point at ``x`` in the frame is at ``(x + 0.5) / 2**m - 0.5`` on it.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import cv2
 import numpy as np
@@ -15,11 +20,13 @@ from vision import tunables as T
 
 
 class Halvings:
-    """The frame (BGR or grey) and its halvings, each made when first asked for."""
+    """The frame (BGR or grey) and its halvings, each made when first asked for;
+    ``memo``: the reader's steps' results on it, by what each was asked."""
 
     def __init__(self, image: np.ndarray) -> None:
         self._levels = [image]
         self._grey: dict[int, np.ndarray] = {}
+        self.memo: dict[tuple, Any] = {}
 
     @classmethod
     def of(cls, image: np.ndarray | Halvings) -> Halvings:

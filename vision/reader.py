@@ -63,12 +63,17 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
 
 
 def read_dice(
-    image: np.ndarray, models: Models = SHIPPED, sizes: DieSizes | None = None, heat: float = T.FINDER_MIN
+    image: np.ndarray | Halvings,
+    models: Models = SHIPPED,
+    sizes: DieSizes | None = None,
+    heat: float = T.FINDER_MIN,
 ) -> list[Die]:
     """Every die whose top face shows in ``image``, each with its confidence; with ``sizes``
     (a fixed camera's, ``vision.calibration``) only dice of the size expected where they lie.
     ``heat``: the least the finder must be sure of a spot for it to be read (a second
-    look for dice the table knows are there reads fainter spots, graded as any other)."""
+    look for dice the table knows are there reads fainter spots, graded as any other).
+    A frame read again is best given as the same ``Halvings`` (``vision.halvings``):
+    what was read of it before is not read again."""
     graded = [
         (spot, reading, confidence.grade(spot, reading, models.confidence))
         for spot, reading in _read_spots(image, models, sizes, heat)
@@ -106,12 +111,16 @@ def readings(
 
 
 def _read_spots(
-    image: np.ndarray, models: Models = SHIPPED, sizes: DieSizes | None = None, heat: float = T.FINDER_MIN
+    image: np.ndarray | Halvings,
+    models: Models = SHIPPED,
+    sizes: DieSizes | None = None,
+    heat: float = T.FINDER_MIN,
 ) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` with a top face the verifier can see, and what it reads."""
-    if image is None or image.size == 0:
+    if image is None or (image.image if isinstance(image, Halvings) else image).size == 0:
         return []
-    image = Halvings(as_bgr(np.ascontiguousarray(image)))
+    if not isinstance(image, Halvings):
+        image = Halvings(as_bgr(np.ascontiguousarray(image)))
     found = finder.find(image, models.finder, None if sizes is None else sizes.range())
     spots = [s for s in found if s.score >= heat]
     if sizes is not None:

@@ -22,8 +22,9 @@ from vision import SURE
 from vision import tunables as T
 from vision.calibration import Calibration, DieSizes
 from vision.die import Die
-from vision.reader import SHIPPED, Models, read_dice
-from vision.views import AS_IS, MIRROR, QUARTER_TURN, VIEWS, combine, read_in_view
+from vision.halvings import Halvings
+from vision.reader import SHIPPED, Models, as_bgr, read_dice
+from vision.views import AS_IS, MIRROR, QUARTER_TURN, VIEWS, combine, placed_back, turned
 
 
 @dataclass(frozen=True)
@@ -67,33 +68,38 @@ class TableReader:
     def read_still(self, frames: list[np.ndarray], expect: int | None = None) -> list[Die]:
         """The dice of one settled roll from its still frames, each read in the next view."""
         sizes = self.calibration.sizes
-        dice = self._read(frames, sizes)
+        # Each frame in its view, kept for the whole rest: a second look reads only what is new.
+        seen = [
+            Halvings(as_bgr(np.ascontiguousarray(turned(f, self.views[i % len(self.views)]))))
+            for i, f in enumerate(frames)
+        ]
+        dice = self._read(frames, seen, sizes)
         if sizes is not None:
             # Dice missing: look again at the size expected, at fainter spots; then as uncalibrated.
             if expect is not None and _sure(dice) < expect:
-                again = self._read(frames, sizes, T.SECOND_LOOK)
+                again = self._read(frames, seen, sizes, T.SECOND_LOOK)
                 if _sure(again) > _sure(dice):
                     dice = again
             sure = _sure(dice)
             if sure == 0 or (expect is not None and sure < expect):
-                plain = self._read(frames, None)
+                plain = self._read(frames, seen, None)
                 if _sure(plain) > sure:
                     dice = plain
         self.calibration.learn(dice, frames[0].shape)
         return dice
 
     def _read(
-        self, frames: list[np.ndarray], sizes: DieSizes | None, heat: float = T.FINDER_MIN
+        self,
+        frames: list[np.ndarray],
+        seen: list[Halvings],
+        sizes: DieSizes | None,
+        heat: float = T.FINDER_MIN,
     ) -> list[Die]:
         readings = []
-        for i, frame in enumerate(frames):
+        for i, (frame, viewed) in enumerate(zip(frames, seen, strict=True)):
             view = self.views[i % len(self.views)]
-
-            def reader(image: np.ndarray, view: str = view, shape: tuple = frame.shape) -> list[Die]:
-                viewed = None if sizes is None else ViewedSizes(sizes, view, shape)
-                return read_dice(image, self.models, viewed, heat)
-
-            readings.append(read_in_view(reader, frame, view))
+            expected = None if sizes is None else ViewedSizes(sizes, view, frame.shape)
+            readings.append(placed_back(read_dice(viewed, self.models, expected, heat), view, frame.shape))
         return readings[0] if len(readings) == 1 and self.views[0] == AS_IS else combine(readings)
 
 

@@ -76,6 +76,16 @@ def opinions(
     if not places:
         return np.zeros((0, CLASSES), np.float32)
     frame = Halvings.of(image)
+    # A place the frame was asked about before (a second look at it) is not looked at again.
+    asked = [("seen", str(model), *place) for place in places]
+    new = list(dict.fromkeys(a for a in asked if a not in frame.memo))
+    if new:
+        for a, row in zip(new, _opinions(frame, [a[2:] for a in new], model), strict=True):
+            frame.memo[a] = row
+    return np.stack([frame.memo[a] for a in asked])
+
+
+def _opinions(frame: Halvings, places: list[tuple[float, float, float]], model: Path) -> np.ndarray:
     batch = standardise(channels(np.stack([crop(frame, x, y, s) for x, y, s in places])))
     net = nets.load(str(model), "face verifier")
     net.setInput(batch)

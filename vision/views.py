@@ -49,10 +49,14 @@ def box_back(box: Sequence[float], view: str, shape: tuple[int, ...]) -> list[fl
 
 def read_in_view(reader: Callable[[np.ndarray], list[Die]], frame: np.ndarray, view: str) -> list[Die]:
     """``reader``'s dice on ``frame`` seen in ``view``, placed back in the frame's pixels."""
-    dice = reader(turned(frame, view))
+    return placed_back(reader(turned(frame, view)), view, frame.shape)
+
+
+def placed_back(dice: list[Die], view: str, shape: tuple[int, ...]) -> list[Die]:
+    """Dice read on ``view`` of a frame of ``shape``, in the frame's own pixels."""
     if view == AS_IS:
         return dice
-    return [Die(d.value, box_back(d.box, view, frame.shape), d.confidence) for d in dice]
+    return [Die(d.value, box_back(d.box, view, shape), d.confidence) for d in dice]
 
 
 def read_views(
