@@ -377,3 +377,28 @@ def test_a_sign_out_that_cannot_be_saved_is_not_undone_by_a_restart(tmp_path):
         assert not _signed_in(table, saved)
         status, health = table.json("GET", "/healthz", pin=True)
         assert any("cannot be read" in p for p in health["problems"]), health
+
+
+def test_a_crash_between_wrong_pins_gives_no_fresh_tries(tmp_path):
+    data = tmp_path / "data"
+    with Table(data) as table:
+        wrong = f"{(int(table.pin) + 4) % 1_000_000:06d}"
+        _empty_the_table_budget(table)
+        # The guest's own address is past its five a minute, and the table's budget is spent.
+        assert table.request("POST", "/api/login", {"pin": wrong}, source="127.0.1.6")[0] == 429
+        table.proc.kill()  # as a power cut or a crash the guest provoked
+        table.proc.wait(10)
+    with Table(data) as table:
+        # As before the restart: the address still waits out its minute ...
+        status, headers, _ = table.request("POST", "/api/login", {"pin": table.pin}, source="127.0.1.6")
+        assert status == 429 and 1 <= int(headers["retry-after"]) <= 60
+        # ... and a new address has its own three free tries, then waits for the budget.
+        statuses = [
+            table.request("POST", "/api/login", {"pin": wrong}, source="127.0.1.8")[0] for _ in range(4)
+        ]
+        assert statuses == [403, 403, 403, 429], statuses
+    # What is kept: ages of wrong PINs, by address; no PIN, right or wrong.
+    saved = json.loads((data / "web-pin-limits.json").read_text())
+    assert set(saved) == {"version", "saved", "tokens", "refilled", "table", "free", "windows", "daily"}
+    assert all(isinstance(age, float | int) for age in saved["table"] + saved["free"])
+    assert {*saved["windows"], *saved["daily"]} <= {f"127.0.1.{n}" for n in range(1, 9)}, saved

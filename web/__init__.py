@@ -62,6 +62,8 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
         app.config["PIN_WINDOW"],
         table_attempts=app.config["PIN_TABLE_ATTEMPTS"],
         table_refill=app.config["PIN_TABLE_REFILL"],
+        data_dir=getattr(service, "data_dir", None),
+        report=getattr(service, "report_problem", None),
     )
     app.extensions["tablepi.revoked"] = auth.RevokedSessions(
         getattr(service, "data_dir", None), report=getattr(service, "report_problem", None)
