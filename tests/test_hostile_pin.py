@@ -93,6 +93,14 @@ def test_finding_6_guessing_from_many_addresses_is_limited_for_the_whole_table(t
     # wherever it comes.
     status, _, _ = table.request("POST", "/api/login", {"pin": pin}, source="127.0.9.10", headers=phone)
     assert status == 200
+    # That phone invites the new one, which joins at once, the PIN's limits untouched.
+    status, invite = table.json("POST", "/api/invite", {}, source="127.0.9.10", headers=phone)
+    assert status == 200, invite
+    token = invite["url"].split("#invite=", 1)[1]
+    status, headers, _ = table.request("POST", "/api/join", {"invite": token}, source="127.0.9.9")
+    assert status == 200
+    joined = {"Cookie": _cookie(headers)}
+    assert table.json("GET", "/api/session", source="127.0.9.9", headers=joined)[1] == {"signed_in": True}
 
 
 def _empty_the_table_budget(table) -> None:

@@ -24,7 +24,8 @@ guesses:
 
 So in a day, however many addresses guess: 100 free tries and 144 from the
 budget, 244 guesses, and even odds of finding a six-digit PIN (500,000
-guesses) take about 5.6 years (README, Security).
+guesses) take about 5.6 years (README, Security). A new phone the guesses
+keep waiting can be let in by a signed-in one instead (``web.invites``).
 
 The counts outlive a restart (a power cut, a crash a guest provokes): each
 wrong PIN is written to ``LIMITS_FILE`` in the data folder before its answer
@@ -562,13 +563,13 @@ def _pin() -> str:
     return str(current_app.extensions["tablepi"].pin)
 
 
-def _pin_tag(pin: str) -> str:
-    """What the session remembers: not the PIN, but a keyed digest of it, so a
-    new PIN signs every phone out."""
+def pin_tag() -> str:
+    """What a session (or an invitation) remembers of the table's PIN: not the
+    PIN, but a keyed digest of it, so a new PIN signs every phone out."""
     key = current_app.config["SECRET_KEY"]
     if isinstance(key, str):
         key = key.encode()
-    return hmac.new(key, pin.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(key, _pin().encode(), hashlib.sha256).hexdigest()
 
 
 def _pin_matches(candidate: object) -> bool:
@@ -590,7 +591,7 @@ def _too_many(retry: float) -> Response:
 def signed_in() -> bool:
     """Whether this request carries a session signed in with the table's PIN."""
     tag = session.get("pin")
-    if not (isinstance(tag, str) and hmac.compare_digest(tag, _pin_tag(_pin()))):
+    if not (isinstance(tag, str) and hmac.compare_digest(tag, pin_tag())):
         return False
     sid, issued = session.get("sid"), session.get("at")
     if not isinstance(sid, str) or isinstance(issued, bool) or not isinstance(issued, int | float):
@@ -665,14 +666,20 @@ def login():
     refused = _check(body["pin"].strip())
     if refused is not None:
         return refused
+    start_session()
+    return jsonify({"signed_in": True})
+
+
+def start_session() -> None:
+    """Sign this browser in for ``SESSION_SECONDS``, keeping its device id (or
+    giving it one)."""
     device = _device() or secrets.token_urlsafe(12)
     session.clear()
     session.permanent = True
     session["device"] = device
-    session["pin"] = _pin_tag(_pin())
+    session["pin"] = pin_tag()
     session["sid"] = secrets.token_urlsafe(16)
     session["at"] = now()
-    return jsonify({"signed_in": True})
 
 
 @bp.post("/api/logout")
