@@ -410,3 +410,18 @@ def test_a_crash_between_wrong_pins_gives_no_fresh_tries(tmp_path):
     assert set(saved) == {"version", "saved", "tokens", "refilled", "table", "free", "windows", "daily"}
     assert all(isinstance(age, float | int) for age in saved["table"] + saved["free"])
     assert {*saved["windows"], *saved["daily"]} <= {f"127.0.1.{n}" for n in range(1, 9)}, saved
+
+
+def test_finding_6_restarting_the_table_adds_no_guesses(tmp_path):
+    from web.auth import AttemptLimiter
+
+    clock = [0.0]
+
+    def started() -> AttemptLimiter:
+        # The monotonic clock would start again; the saved counts are by age and the wall clock.
+        return AttemptLimiter(clock=lambda: clock[0], wall=lambda: 1.8e9 + clock[0], data_dir=tmp_path)
+
+    _guess_for(started(), 24 * 3600.0, clock, addresses=1000)
+    # A day of guessing with the table restarted every two hours, as a guest who can crash it would.
+    second_day = sum(_guess_for(started(), 2 * 3600.0, clock, addresses=1000) for _ in range(12))
+    assert 140 < second_day <= 245, second_day
