@@ -616,3 +616,31 @@ def test_long_names_wrap_or_shorten_and_the_setup_field_keeps_the_game_s_limit(t
     assert phone.locator("#name-too-long").is_hidden()
     assert phone.errors == [] and tv.errors == []
     phone.context.close()
+
+
+def test_a_signed_in_phone_invites_a_new_one(table, browser, phone):
+    phone.goto(table.base + "/")
+    sign_in(phone, table.pin)
+    phone.click("#invite")
+    phone.wait_for_selector("#invite-card .invite-qr svg")
+    url = phone.text_content("#invite-card .invite-url")
+    assert url.startswith(table.base + "/#invite=")
+    screenshot(phone, "phone-invite.png")
+    guest = new_phone(browser)
+    try:
+        guest.goto(url)
+        guest.wait_for_selector("body.authed")
+        # The used-up link leaves the address bar; no PIN was typed.
+        assert "invite" not in guest.url and guest.input_value("#pin-form input[name=pin]") == ""
+        # A second phone with the same link is told so, and stays out.
+        late = new_phone(browser)
+        try:
+            late.goto(url)
+            late.wait_for_function("document.getElementById('pin-error').textContent.length > 0")
+            assert "used up" in late.text_content("#pin-error")
+            assert not late.evaluate("document.body.classList.contains('authed')")
+            assert late.errors == [] and guest.errors == [] and phone.errors == []
+        finally:
+            late.context.close()
+    finally:
+        guest.context.close()

@@ -93,6 +93,14 @@ def test_finding_6_guessing_from_many_addresses_is_limited_for_the_whole_table(t
     # wherever it comes.
     status, _, _ = table.request("POST", "/api/login", {"pin": pin}, source="127.0.9.10", headers=phone)
     assert status == 200
+    # That phone invites the new one, which joins at once, the PIN's limits untouched.
+    status, invite = table.json("POST", "/api/invite", {}, source="127.0.9.10", headers=phone)
+    assert status == 200, invite
+    token = invite["url"].split("#invite=", 1)[1]
+    status, headers, _ = table.request("POST", "/api/join", {"invite": token}, source="127.0.9.9")
+    assert status == 200
+    joined = {"Cookie": _cookie(headers)}
+    assert table.json("GET", "/api/session", source="127.0.9.9", headers=joined)[1] == {"signed_in": True}
 
 
 def _empty_the_table_budget(table) -> None:
@@ -377,3 +385,43 @@ def test_a_sign_out_that_cannot_be_saved_is_not_undone_by_a_restart(tmp_path):
         assert not _signed_in(table, saved)
         status, health = table.json("GET", "/healthz", pin=True)
         assert any("cannot be read" in p for p in health["problems"]), health
+
+
+def test_a_crash_between_wrong_pins_gives_no_fresh_tries(tmp_path):
+    data = tmp_path / "data"
+    with Table(data) as table:
+        wrong = f"{(int(table.pin) + 4) % 1_000_000:06d}"
+        _empty_the_table_budget(table)
+        # The guest's own address is past its five a minute, and the table's budget is spent.
+        assert table.request("POST", "/api/login", {"pin": wrong}, source="127.0.1.6")[0] == 429
+        table.proc.kill()  # as a power cut or a crash the guest provoked
+        table.proc.wait(10)
+    with Table(data) as table:
+        # As before the restart: the address still waits out its minute ...
+        status, headers, _ = table.request("POST", "/api/login", {"pin": table.pin}, source="127.0.1.6")
+        assert status == 429 and 1 <= int(headers["retry-after"]) <= 60
+        # ... and a new address has its own three free tries, then waits for the budget.
+        statuses = [
+            table.request("POST", "/api/login", {"pin": wrong}, source="127.0.1.8")[0] for _ in range(4)
+        ]
+        assert statuses == [403, 403, 403, 429], statuses
+    # What is kept: ages of wrong PINs, by address; no PIN, right or wrong.
+    saved = json.loads((data / "web-pin-limits.json").read_text())
+    assert set(saved) == {"version", "saved", "tokens", "refilled", "table", "free", "windows", "daily"}
+    assert all(isinstance(age, float | int) for age in saved["table"] + saved["free"])
+    assert {*saved["windows"], *saved["daily"]} <= {f"127.0.1.{n}" for n in range(1, 9)}, saved
+
+
+def test_finding_6_restarting_the_table_adds_no_guesses(tmp_path):
+    from web.auth import AttemptLimiter
+
+    clock = [0.0]
+
+    def started() -> AttemptLimiter:
+        # The monotonic clock would start again; the saved counts are by age and the wall clock.
+        return AttemptLimiter(clock=lambda: clock[0], wall=lambda: 1.8e9 + clock[0], data_dir=tmp_path)
+
+    _guess_for(started(), 24 * 3600.0, clock, addresses=1000)
+    # A day of guessing with the table restarted every two hours, as a guest who can crash it would.
+    second_day = sum(_guess_for(started(), 2 * 3600.0, clock, addresses=1000) for _ in range(12))
+    assert 140 < second_day <= 245, second_day

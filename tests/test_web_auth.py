@@ -3,13 +3,15 @@ pace of changes per address that holds even with the PIN."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import web
 from tablepi.events import EventBus
 from tablepi.store import Store
 from tablepi.table import Table
-from web.auth import AttemptLimiter
+from web.auth import ATTACK_REFILL, FREE_TRIES_DAY, LIMITS_FILE, AttemptLimiter
 
 PIN = "135790"
 END = {"type": "end_game"}
@@ -23,6 +25,10 @@ class TableService:
         self.table = Table(self.store, events=EventBus())
         self.pin = PIN
         self.simulated = True
+        self.problems = []
+
+    def report_problem(self, message):
+        self.problems.append(message)
 
 
 @pytest.fixture
@@ -219,3 +225,107 @@ def test_the_pace_of_changes_refills(service):
     assert [pace.take("10.0.0.9") for _ in range(4)] == [True, True, True, False]
     now[0] += 1000.0  # one change back
     assert [pace.take("10.0.0.9") for _ in range(2)] == [True, False]
+
+
+def _wrong(client, times=1):
+    return [client.post("/api/login", json={"pin": "000000"}).status_code for _ in range(times)]
+
+
+def test_a_restarted_app_keeps_refusing(service):
+    # Six addresses, five wrong PINs each: their free tries, then the table-wide budget of ten.
+    app = web.create_app(service)
+    statuses = [s for n in range(6) for s in _wrong(other_client(app, f"10.3.0.{n}"), 5)]
+    assert statuses.count(403) == 6 * 3 + 10 and statuses[-1] == 429
+    restarted = web.create_app(service)
+    # The budget is as spent as before; an address's own tries are as used.
+    assert _wrong(other_client(restarted, "10.3.0.0")) == [429]
+    assert _wrong(other_client(restarted, "10.3.0.99"), 4) == [403, 403, 403, 429]
+    assert service.problems == []
+
+
+@pytest.mark.parametrize(
+    "damage", [b"", b'{"version": 1, "tokens": 3', b"\xff\xfe", b'{"version": 1}', b"[]"]
+)
+def test_a_damaged_count_of_wrong_pins_counts_the_day_as_spent(service, damage):
+    (service.data_dir / LIMITS_FILE).write_bytes(damage)
+    app = web.create_app(service)
+    assert len(service.problems) == 1 and LIMITS_FILE in service.problems[0], service.problems
+    # No free tries, no budget, and the slow refill of a table under attack.
+    r = other_client(app, "10.4.0.1").post("/api/login", json={"pin": PIN})
+    assert r.status_code == 429 and ATTACK_REFILL - 60 < int(r.headers["Retry-After"]) <= ATTACK_REFILL
+    # The strict state was saved: the next start reads it without a word, as strict.
+    saved = json.loads((service.data_dir / LIMITS_FILE).read_text())
+    assert saved["tokens"] == 0 and len(saved["free"]) == FREE_TRIES_DAY
+    again = web.create_app(service)
+    assert len(service.problems) == 1
+    assert other_client(again, "10.4.0.2").post("/api/login", json={"pin": PIN}).status_code == 429
+    # The table keeps serving: watching needs no PIN.
+    assert again.test_client().get("/api/state").status_code == 200
+
+
+def test_a_count_that_cannot_be_saved_is_strict_at_the_next_start(service):
+    (service.data_dir / LIMITS_FILE).mkdir()  # not a file: every save fails
+    web.create_app(service)
+    assert len(service.problems) == 1 and "cannot be read" in service.problems[0]
+    assert "cannot be written either" in service.problems[0]
+    assert not (service.data_dir / (LIMITS_FILE + ".tmp")).exists()
+
+
+def test_a_half_written_count_is_not_read(service):
+    # A power cut while writing leaves the temporary file; the last good count stands.
+    app = web.create_app(service)
+    _wrong(other_client(app, "10.5.0.1"), 5)
+    (service.data_dir / (LIMITS_FILE + ".tmp")).write_text('{"version": 1, "tok')
+    restarted = web.create_app(service)
+    assert service.problems == []
+    assert _wrong(other_client(restarted, "10.5.0.1")) == [429]
+
+
+def _limiter_at(tmp_path, clock, wall):
+    return AttemptLimiter(clock=lambda: clock[0], wall=lambda: wall[0], data_dir=tmp_path)
+
+
+def _saved(tmp_path):
+    return json.loads((tmp_path / LIMITS_FILE).read_text())
+
+
+def test_addresses_are_kept_only_while_their_window_lasts(tmp_path):
+    clock, wall = [100.0], [1.8e9]
+    limiter = _limiter_at(tmp_path, clock, wall)
+    for address in ("10.6.0.1", "10.6.0.2"):
+        assert limiter.acquire(address) == 0
+        limiter.failed(address)
+    assert set(_saved(tmp_path)["windows"]) == {"10.6.0.1", "10.6.0.2"}
+    clock[0] += 61
+    wall[0] += 61
+    limiter.acquire("10.6.0.3")
+    limiter.failed("10.6.0.3")
+    saved = _saved(tmp_path)
+    # Past the minute, only the day's free tries still need the first two.
+    assert set(saved["windows"]) == {"10.6.0.3"}
+    assert set(saved["daily"]) == {"10.6.0.1", "10.6.0.2", "10.6.0.3"}
+    clock[0] += 24 * 3600
+    wall[0] += 24 * 3600
+    limiter.acquire("10.6.0.4")
+    limiter.failed("10.6.0.4")
+    saved = _saved(tmp_path)
+    assert set(saved["windows"]) == set(saved["daily"]) == {"10.6.0.4"}
+    assert len(saved["table"]) == len(saved["free"]) == 1
+
+
+def test_the_time_a_table_was_off_counts_and_a_clock_set_back_does_not(tmp_path):
+    clock, wall = [50.0], [1.8e9]
+    limiter = _limiter_at(tmp_path, clock, wall)
+    for _ in range(5):
+        limiter.acquire("10.7.0.1")
+        limiter.failed("10.7.0.1")
+    # Off for half a minute; the computer's monotonic clock starts again from nothing.
+    clock[0], wall[0] = 3.0, wall[0] + 30
+    assert _limiter_at(tmp_path, clock, wall).retry_after("10.7.0.1") == pytest.approx(30.0, abs=0.01)
+    # A clock set back an hour while it was off: no time passed, not less.
+    wall[0] -= 3600
+    assert _limiter_at(tmp_path, clock, wall).retry_after("10.7.0.1") == pytest.approx(60.0, abs=0.01)
+    # Off for a day: the minute and the day have passed.
+    wall[0] += 3600 + 24 * 3600
+    restarted = _limiter_at(tmp_path, clock, wall)
+    assert restarted.retry_after("10.7.0.1") == 0 and restarted._allowance("10.7.0.1", None) == "free"

@@ -45,7 +45,21 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     ``config`` overrides Flask settings and the ``DEFAULTS`` above (tests
     shorten ``SSE_HEARTBEAT``, for instance).
     """
-    from web import api, auth, device, errors, events, guard, health, language, pace, pages, stats, tvsettings
+    from web import (
+        api,
+        auth,
+        device,
+        errors,
+        events,
+        guard,
+        health,
+        invites,
+        language,
+        pace,
+        pages,
+        stats,
+        tvsettings,
+    )
 
     app = Flask(__name__)
     app.config.update(DEFAULTS)
@@ -62,10 +76,13 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
         app.config["PIN_WINDOW"],
         table_attempts=app.config["PIN_TABLE_ATTEMPTS"],
         table_refill=app.config["PIN_TABLE_REFILL"],
+        data_dir=getattr(service, "data_dir", None),
+        report=getattr(service, "report_problem", None),
     )
     app.extensions["tablepi.revoked"] = auth.RevokedSessions(
         getattr(service, "data_dir", None), report=getattr(service, "report_problem", None)
     )
+    app.extensions["tablepi.invites"] = invites.Invites()
     app.extensions["tablepi.oled"] = device.OledCache()
     app.extensions["tablepi.streams"] = events.StreamCount()
     app.extensions["tablepi.encoded"] = events.EncodedEvents()
@@ -76,6 +93,7 @@ def create_app(service: Any, config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(auth.bp)
+    app.register_blueprint(invites.bp)
     app.register_blueprint(events.bp)
     app.register_blueprint(device.bp)
     app.register_blueprint(pages.bp)

@@ -24,7 +24,14 @@ guesses:
 
 So in a day, however many addresses guess: 100 free tries and 144 from the
 budget, 244 guesses, and even odds of finding a six-digit PIN (500,000
-guesses) take about 5.6 years (README, Security).
+guesses) take about 5.6 years (README, Security). A new phone the guesses
+keep waiting can be let in by a signed-in one instead (``web.invites``).
+
+The counts outlive a restart (a power cut, a crash a guest provokes): each
+wrong PIN is written to ``LIMITS_FILE`` in the data folder before its answer
+leaves, as the ages of wrong PINs and the addresses (or device ids) they came
+from, each address only until its minute or day has passed; never a PIN. A
+file that cannot be read counts as the day's tries all spent.
 
 A session lasts at most ``SESSION_SECONDS`` from sign-in; signing out revokes
 it on the table (a copy of the cookie kept elsewhere no longer works).
@@ -43,7 +50,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +82,7 @@ FREE_TRIES_DAY = 100
 DEVICE_FAILURES = 10
 SESSION_SECONDS = 24 * 3600  # a day of play
 REVOKED_FILE = "web-revoked.json"
+LIMITS_FILE = "web-pin-limits.json"
 
 
 def client_key(address: str) -> str:
@@ -108,6 +116,9 @@ class AttemptLimiter:
         free_tries: int = FREE_TRIES,
         free_tries_day: int = FREE_TRIES_DAY,
         device_failures: int = DEVICE_FAILURES,
+        data_dir: Path | str | None = None,
+        wall: Callable[[], float] = time.time,
+        report: Callable[[str], None] | None = None,
     ):
         self.attempts = attempts
         self.window = window
@@ -122,12 +133,19 @@ class AttemptLimiter:
         self._lock = threading.Lock()
         self._failures: dict[str, deque[float]] = {}  # per client, the last window
         self._daily: OrderedDict[str, deque[float]] = OrderedDict()  # per client, the last day
-        self._table_failures: deque[float] = deque()  # everyone's, the last day
-        self._free: deque[float] = deque()  # free tries that failed, the last day
+        # Only whether the day holds this many matters, so the newest that many are kept.
+        self._table_failures: deque[float] = deque(maxlen=attack_failures)  # everyone's, the last day
+        self._free: deque[float] = deque(maxlen=free_tries_day)  # free tries that failed, the last day
         self._free_pending = 0
         self._pending: dict[str, deque[str]] = {}  # what each check in progress was charged to
         self._tokens = float(table_attempts)
         self._refilled = clock()
+        self._path = None if data_dir is None else Path(data_dir) / LIMITS_FILE
+        self._wall = wall
+        self._report = report or (lambda message: None)
+        self._save_failed = False
+        if self._path is not None:
+            self._load()
 
     def retry_after(self, client: str, device: str | None = None) -> float:
         """Seconds until ``client`` may try again; 0 when it may try now."""
@@ -180,6 +198,8 @@ class AttemptLimiter:
                 self._free_pending -= 1
                 self._free.append(now)
             self._table_failures.append(now)
+            # Counted on disk before the answer leaves: a restart gives no fresh tries.
+            self._save()
 
     def succeeded(self, client: str, device: str | None = None) -> None:
         """The right PIN: what the check was charged to is given back."""
@@ -251,6 +271,96 @@ class AttemptLimiter:
         if len(self._table_failures) >= self.attack_failures:
             return max(self.table_refill, self.attack_refill)
         return self.table_refill
+
+    def _load(self) -> None:
+        """The counts a previous run saved, aged by the time the table was off;
+        what cannot be read counts as the day's tries all spent."""
+        assert self._path is not None
+        try:
+            saved = _saved_limits(json.loads(self._path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self._fail(f"cannot be read ({exc.strerror or exc})")
+            return
+        except ValueError:
+            self._fail("is damaged or empty")
+            return
+        now = self._clock()
+        # A clock set back while the table was off counts as no time passed.
+        off = max(0.0, self._wall() - saved["saved"])
+
+        def times(ages: list[float]) -> list[float]:
+            return sorted(now - off - age for age in ages)
+
+        self._tokens = min(float(self.table_attempts), saved["tokens"])
+        self._refilled = now - off - saved["refilled"]
+        self._table_failures.extend(times(saved["table"]))
+        self._free.extend(times(saved["free"]))
+        for key, ages in saved["windows"].items():
+            self._failures[key] = deque(times(ages))
+        # The oldest first, as ``failed`` keeps them, so that the oldest are forgotten first.
+        for key, ages in sorted(saved["daily"].items(), key=lambda item: -min(item[1])):
+            self._daily[key] = deque(times(ages), maxlen=max(self.free_tries, self.device_failures))
+        while len(self._daily) > MAX_CLIENTS:
+            self._daily.popitem(last=False)
+        for key in list(self._failures):
+            self._prune(key)
+
+    def _fail(self, why: str) -> None:
+        now = self._clock()
+        self._tokens, self._refilled = 0.0, now
+        self._table_failures.extend([now] * self.attack_failures)
+        self._free.extend([now] * self.free_tries_day)
+        self._save_failed = True  # said below, once
+        with self._lock:
+            saved = self._save()
+        message = (
+            f"the count of wrong PINs ({LIMITS_FILE}) {why}: the table counts the day's "
+            "tries as all spent, so for a day a new phone may wait ten minutes to sign in "
+            "(a signed-in phone can invite it)"
+        )
+        if not saved:
+            message += "; and it cannot be written either: check the data folder"
+        log.error("%s", message)
+        self._report(message)
+
+    def _save(self) -> bool:
+        """Write the counts (ages, not times: the monotonic clock starts again
+        with the computer), the windows that have passed left out."""
+        if self._path is None:
+            return True
+        now = self._clock()
+        day = now - DAY
+        for key in list(self._failures):
+            self._prune(key)
+
+        def ages(times: Iterable[float], cutoff: float = day) -> list[float]:
+            return [round(now - t, 3) for t in times if t > cutoff]
+
+        daily = {key: ages(times) for key, times in self._daily.items()}
+        state = {
+            "version": 1,
+            "saved": self._wall(),
+            "tokens": self._tokens,
+            "refilled": round(now - self._refilled, 3),
+            "table": ages(self._table_failures),
+            "free": ages(self._free),
+            "windows": {key: ages(times) for key, times in self._failures.items()},
+            "daily": {key: kept for key, kept in daily.items() if kept},
+        }
+        if write_atomically(self._path, state):
+            self._save_failed = False
+            return True
+        if not self._save_failed:  # once, not at every wrong PIN
+            self._save_failed = True
+            message = (
+                f"the count of wrong PINs could not be saved to {LIMITS_FILE}: after a restart "
+                "the table counts the day's tries as all spent"
+            )
+            log.error("%s", message)
+            self._report(message)
+        return False
 
     def _prune(self, key: str) -> deque[float] | None:
         failures = self._failures.get(key)
@@ -342,31 +452,9 @@ class RevokedSessions:
             self._report(message)
 
     def _save(self) -> bool:
-        """Write the list; on failure leave an empty file in its place, which
-        the next start reads as damage (failing closed), and no temporary file."""
         if self._path is None:
             return True
-        tmp = self._path.with_name(REVOKED_FILE + ".tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as f:
-                json.dump({"before": self._before, "revoked": self._ids}, f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self._path)
-            return True
-        except OSError:
-            for cleanup in (lambda: tmp.unlink(missing_ok=True), self._empty_in_place):
-                try:
-                    cleanup()
-                except OSError:
-                    pass
-            return False
-
-    def _empty_in_place(self) -> None:
-        # Truncating needs no free space, unlike writing the list.
-        assert self._path is not None
-        os.close(os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        return write_atomically(self._path, {"before": self._before, "revoked": self._ids})
 
 
 def _revoked_entries(data: Any) -> tuple[float, dict[str, float]]:
@@ -385,6 +473,83 @@ def _revoked_entries(data: Any) -> tuple[float, dict[str, float]]:
     return float(before), {str(k): float(v) for k, v in ids.items()}
 
 
+def _saved_limits(data: Any) -> dict[str, Any]:
+    """The saved counts in the file's JSON; ValueError if it is not such a file
+    (negative ages or a budget beyond reason included)."""
+
+    def number(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ValueError("not a number")
+        return float(value)
+
+    def ages(value: Any) -> list[float]:
+        if not isinstance(value, list):
+            raise ValueError("not a list of ages")
+        found = [number(age) for age in value]
+        if any(age < 0 for age in found):
+            raise ValueError("an age before it was saved")
+        return found
+
+    def by_key(value: Any) -> dict[str, list[float]]:
+        if not isinstance(value, dict):
+            raise ValueError("not a mapping")
+        found = {str(key): ages(times) for key, times in value.items()}
+        return {key: times for key, times in found.items() if times}
+
+    if not isinstance(data, dict) or data.get("version") != 1:
+        raise ValueError("not a count of wrong PINs")
+    state = {
+        "saved": number(data["saved"]) if "saved" in data else None,
+        "tokens": number(data.get("tokens")),
+        "refilled": ages([data.get("refilled")])[0],
+        "table": ages(data.get("table")),
+        "free": ages(data.get("free")),
+        "windows": by_key(data.get("windows")),
+        "daily": by_key(data.get("daily")),
+    }
+    if state["saved"] is None or state["tokens"] < 0:
+        raise ValueError("no time saved or a budget below nothing")
+    return state
+
+
+def write_atomically(path: Path, data: Any) -> bool:
+    """Write ``data`` as JSON in place of ``path`` (mode 0600) so that a power
+    cut leaves the old file or the new, never half of one. On failure, leave an
+    empty file in its place, which the next start reads as damage (failing
+    closed), and no temporary file."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        _sync_folder(path.parent)
+        return True
+    except OSError:
+        for cleanup in (lambda: tmp.unlink(missing_ok=True), lambda: _empty_in_place(path)):
+            try:
+                cleanup()
+            except OSError:
+                pass
+        return False
+
+
+def _sync_folder(folder: Path) -> None:
+    # The rename itself outlives a power cut only once the folder is on disk.
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _empty_in_place(path: Path) -> None:
+    # Truncating needs no free space, unlike writing the file.
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+
+
 def _limiter() -> AttemptLimiter:
     return current_app.extensions["tablepi.limiter"]
 
@@ -398,13 +563,13 @@ def _pin() -> str:
     return str(current_app.extensions["tablepi"].pin)
 
 
-def _pin_tag(pin: str) -> str:
-    """What the session remembers: not the PIN, but a keyed digest of it, so a
-    new PIN signs every phone out."""
+def pin_tag() -> str:
+    """What a session (or an invitation) remembers of the table's PIN: not the
+    PIN, but a keyed digest of it, so a new PIN signs every phone out."""
     key = current_app.config["SECRET_KEY"]
     if isinstance(key, str):
         key = key.encode()
-    return hmac.new(key, pin.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(key, _pin().encode(), hashlib.sha256).hexdigest()
 
 
 def _pin_matches(candidate: object) -> bool:
@@ -426,7 +591,7 @@ def _too_many(retry: float) -> Response:
 def signed_in() -> bool:
     """Whether this request carries a session signed in with the table's PIN."""
     tag = session.get("pin")
-    if not (isinstance(tag, str) and hmac.compare_digest(tag, _pin_tag(_pin()))):
+    if not (isinstance(tag, str) and hmac.compare_digest(tag, pin_tag())):
         return False
     sid, issued = session.get("sid"), session.get("at")
     if not isinstance(sid, str) or isinstance(issued, bool) or not isinstance(issued, int | float):
@@ -501,14 +666,20 @@ def login():
     refused = _check(body["pin"].strip())
     if refused is not None:
         return refused
+    start_session()
+    return jsonify({"signed_in": True})
+
+
+def start_session() -> None:
+    """Sign this browser in for ``SESSION_SECONDS``, keeping its device id (or
+    giving it one)."""
     device = _device() or secrets.token_urlsafe(12)
     session.clear()
     session.permanent = True
     session["device"] = device
-    session["pin"] = _pin_tag(_pin())
+    session["pin"] = pin_tag()
     session["sid"] = secrets.token_urlsafe(16)
     session["at"] = now()
-    return jsonify({"signed_in": True})
 
 
 @bp.post("/api/logout")

@@ -219,7 +219,7 @@ def qr_svg(url: str) -> Markup:
 LOOPBACK_HOSTS = ("localhost", "127.", "[::1]", "::1")
 
 
-def _phone_url() -> str:
+def phone_url() -> str:
     """The address phones should open: the one the TV used, unless the TV runs
     on the table itself (localhost), when the table's network address is the
     one phones can reach."""
@@ -243,7 +243,7 @@ def phone() -> str:
 
 @bp.route("/tv")
 def tv() -> str:
-    url = _phone_url()
+    url = phone_url()
     return render_template("tv.html", qr=qr_svg(url), phone_url=url, **_context("tv"))
 
 
@@ -251,7 +251,7 @@ def tv() -> str:
 def part(view: str) -> str:
     if view not in LIVE_VIEWS:
         abort(404)
-    extra = {"qr": qr_svg(_phone_url()), "phone_url": _phone_url()} if view == "tv" else {}
+    extra = {"qr": qr_svg(phone_url()), "phone_url": phone_url()} if view == "tv" else {}
     return render_template(f"parts/{view}.html", **extra, **_context(view))
 
 

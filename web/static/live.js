@@ -287,9 +287,35 @@
     TP.post("/api/logout", {}).catch(function () { /* signed out here already */ });
   });
 
+  var inviteLink = document.getElementById("invite");
+  if (inviteLink) inviteLink.addEventListener("click", function (ev) {
+    ev.preventDefault();
+    var card = document.getElementById("invite-card");
+    TP.post("/api/invite", {})
+      .then(function (data) {
+        // The QR code is the table's own SVG; the link goes in as text.
+        card.querySelector(".invite-qr").innerHTML = data.qr;
+        card.querySelector(".invite-url").textContent = data.url;
+        card.classList.remove("hidden");
+      })
+      .catch(function (e) { showError(e.message); });
+  });
+
   setAuthed(TP.authed());
   // The session cookie is the truth (it outlives this tab, and a new PIN ends it).
   var signIns = 0;
+  // An invitation from a player's phone signs this one in; the link is used
+  // up, so it leaves the address bar (and the history) at once.
+  var invited = /(?:^#|&)invite=([A-Za-z0-9_-]+)/.exec(location.hash);
+  if (invited) {
+    history.replaceState(null, "", location.pathname + location.search);
+    TP.post("/api/join", { invite: invited[1] })
+      .then(function () { signIns++; setAuthed(true); showError(""); refresh(); })
+      .catch(function (e) {
+        var out = document.getElementById("pin-error");
+        if (out) out.textContent = e.message;
+      });
+  }
   fetch("/api/session", { credentials: "same-origin" })
     .then(function (r) { return r.json(); })
     .then(function (d) { if (!signIns) setAuthed(!!d.signed_in); })
