@@ -5,6 +5,11 @@ the English as before, and its JSON the same byte for byte in both."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -314,3 +319,30 @@ def test_outer_space_and_venue(run, tmp_path: Path) -> None:
     )
     assert de_err == f"--ca-file: keine solche Datei: {tmp_path / 'ca.pem'}\n"
     assert en_err == f"--ca-file: no such file: {tmp_path / 'ca.pem'}\n"
+
+
+def test_venue_board_says_where_it_serves(tmp_path: Path) -> None:
+    """The board starts with no broker to reach (it keeps trying): its lines are said at once."""
+    for lang, serving, listening, stopping in (
+        (GERMAN, "TablePi-Anzeige des Veranstaltungsorts auf", "hört auf den Broker an", "wird beendet"),
+        (ENGLISH, "TablePi venue board on", "listening to the broker at", "stopping"),
+    ):
+        env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANG")}
+        env |= {"LANG": lang, "PYTHONUNBUFFERED": "1"}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tablepi", "venue", "--broker", "127.0.0.1", "--port", "1"]
+            + ["--web-host", "127.0.0.1", "--web-port", "0"],
+            cwd=Path(__file__).resolve().parent.parent,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        try:
+            lines = [proc.stdout.readline().rstrip("\n") for _ in range(2)]
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            rest, _ = proc.communicate(timeout=20)
+        assert re.fullmatch(re.escape(serving) + r" http://127\.0\.0\.1:\d+/", lines[0]), lines
+        assert lines[1] == f"{listening} 127.0.0.1:1 (tablepi/+/#)"
+        assert rest.splitlines() == [stopping]
