@@ -98,7 +98,7 @@ def test_dice_read_eval_calibrate(run, tmp_path: Path, shared_dir: Path) -> None
     argv = ("dice", "calibrate", "--image", str(tmp_path / "roll0.png"), "--out", str(out))
     (de_code, de_out, _), (en_code, en_out, _) = both(run, *argv, "--keep", "[0.0,0.0,0.5,1.0]")
     assert de_code == en_code == 0
-    assert f"{out}: 3 Würfel gelesen, 3 in der Würfelschale, " in de_out and "Schärfe " in de_out
+    assert f"{out}: 3 Würfel gelesen, 3 in der Schale, " in de_out and "Schärfe " in de_out
     assert_none_of(de_out, ["dice read", "in the tray", "sharpness", "the higher"])
     assert f"{out}: 3 dice read, 3 in the tray" in en_out and "sharpness " in en_out
     (de_code, _, de_err), (en_code, _, en_err) = both(run, *argv, "--tray", "[[0,0]")
@@ -106,6 +106,15 @@ def test_dice_read_eval_calibrate(run, tmp_path: Path, shared_dir: Path) -> None
     assert (
         de_err.startswith("tablepi dice: --tray: kein gültiges JSON (") and "--tray: not valid JSON" in en_err
     )
+    (de_code, _, de_err), (en_code, _, en_err) = both(run, *argv, "--keep", "[0.9, 0.9, 0.1, 0.2]")
+    assert de_code == en_code == 2
+    assert de_err == "tablepi dice: keep braucht x0 < x1 und y0 < y1\n"
+    assert en_err == "tablepi dice: keep must have x0 < x1 and y0 < y1\n"
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / "labels.json").write_text("[1]")
+    (_, _, de_err), (_, _, en_err) = both(run, "dice", "eval", str(tmp_path / "odd"))
+    assert de_err == f"tablepi dice: {tmp_path / 'odd' / 'labels.json'}: kein JSON-Objekt mit Fotos\n"
+    assert en_err == f"tablepi dice: {tmp_path / 'odd' / 'labels.json'}: not a JSON object of photos\n"
     (de_code, _, de_err), _ = both(run, "dice", "eval", str(tmp_path / "none"))
     assert de_code == 2 and "keine labels.json in " in de_err and "no labels.json" not in de_err
 

@@ -143,7 +143,7 @@ def _read(args: argparse.Namespace) -> int:
         try:
             img = _load(path)
         except OSError as exc:
-            _err(str(exc))
+            _err(say_text(str(exc)))
             status = 1
             continue
         dice = [d for d in read_dice(img) if d.confidence >= args.min_confidence]
@@ -189,7 +189,7 @@ def _eval(args: argparse.Namespace) -> int:
         else:
             results = [evaluate(f, read=_reader(args), every=args.every) for f in folders]
     except (DatasetError, OSError) as exc:
-        _err(str(exc))
+        _err(say_text(str(exc)))
         return 2
     if args.json:
         print(json.dumps([_as_json(r) for r in results], indent=1))
@@ -348,7 +348,7 @@ def _robust(args: argparse.Namespace) -> int:
             if not args.json and name != "as taken":
                 print(_robust_line(name, row, table["as taken"], wrong_row), flush=True)
     except (DatasetError, OSError) as exc:
-        _err(str(exc))
+        _err(say_text(str(exc)))
         return 2
     base = table["as taken"]
     if args.json:
@@ -384,7 +384,7 @@ def _empty(args: argparse.Namespace) -> int:
         try:
             tiles, phantoms, where = empty_phantoms(f, args.every)
         except (DatasetError, OSError) as exc:
-            _err(str(exc))
+            _err(say_text(str(exc)))
             return 2
         name = f.parent.name if f.name in ("train", "test") else f.name
         if where:
@@ -457,13 +457,13 @@ def _calibrate(args: argparse.Namespace) -> int:
         keep = _fractions(args.keep, "keep") if args.keep else keep
         regions = Regions.from_values(tray, keep)
     except (ValueError, TypeError) as exc:
-        _err(str(exc))
+        _err(say_text(str(exc)))
         return 2
     if args.image:
         try:
             frame = _load(args.image)
         except OSError as exc:
-            _err(str(exc))
+            _err(say_text(str(exc)))
             return 1
     else:
         frame = _camera_frame(camera_cfg)
