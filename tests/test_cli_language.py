@@ -110,6 +110,13 @@ def test_dice_read_eval_calibrate(run, tmp_path: Path, shared_dir: Path) -> None
     assert de_code == en_code == 2
     assert de_err == "tablepi dice: keep braucht x0 < x1 und y0 < y1\n"
     assert en_err == "tablepi dice: keep must have x0 < x1 and y0 < y1\n"
+    config = tmp_path / "camera.toml"
+    config.write_text('[camera]\nsource = "synthetic"\n')
+    argv = ("dice", "calibrate", "--config", str(config), "--out", str(tmp_path / "camera.png"))
+    (de_code, de_out, _), (en_code, en_out, _) = both(run, *argv)
+    assert de_code == en_code == 0
+    assert de_out.splitlines()[0] == "Kamera: synthetic (Kameraquelle 'synthetic' in den Einstellungen)"
+    assert en_out.splitlines()[0] == "camera: synthetic (camera source 'synthetic' in the settings)"
     (tmp_path / "odd").mkdir()
     (tmp_path / "odd" / "labels.json").write_text("[1]")
     (_, _, de_err), (_, _, en_err) = both(run, "dice", "eval", str(tmp_path / "odd"))
