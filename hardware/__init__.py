@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 __all__ = ["Devices", "on_pi", "open_devices"]
 
 
+def N_(text: str) -> str:
+    """Marks a message for the players' catalog (tablepi/locale): the table and its
+    commands say the finished English in their language (tablepi.i18n.Words.text)."""
+    return text
+
+
 def __getattr__(name: str) -> Any:
     if name in __all__:
         from hardware import platform

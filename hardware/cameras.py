@@ -33,6 +33,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from hardware import N_
 from hardware.board import on_pi
 from vision.synth import draw_die
 
@@ -734,26 +735,28 @@ def choose_source(cfg: Any, simulate: bool) -> tuple[str, str]:
     source = getattr(cfg, "source", "auto")
     if source != "auto":
         if simulate and source == "picamera":
-            return "synthetic", "simulation: synthetic dice in place of the Pi camera"
-        return source, f"camera source {source!r} in the settings"
+            return "synthetic", N_("simulation: synthetic dice in place of the Pi camera")
+        return source, N_("camera source {source} in the settings").format(source=repr(source))
     if simulate:
-        return "synthetic", "simulation: synthetic dice"
-    no_pi_camera = "not a Raspberry Pi"
+        return "synthetic", N_("simulation: synthetic dice")
+    no_pi_camera = N_("not a Raspberry Pi")
     if on_pi():
         try:
             if pi_cameras(load_picamera2()):
-                return "picamera", "a camera on the Pi's camera connector"
-            no_pi_camera = "no camera on the Pi's camera connector"
+                return "picamera", N_("a camera on the Pi's camera connector")
+            no_pi_camera = N_("no camera on the Pi's camera connector")
         except CameraError as exc:
             no_pi_camera = str(exc)
     device = getattr(cfg, "device", 0)
     if _device_present(device):
         try:
             OpenCVCamera(device).close()
-            return "opencv", f"a webcam at {device!r} ({no_pi_camera})"
+            return "opencv", N_("a webcam at {device} ({why})").format(device=repr(device), why=no_pi_camera)
         except CameraError:
             pass
-    why = f"no camera found ({no_pi_camera}; nothing at {device!r}): synthetic dice"
+    why = N_("no camera found ({why}; nothing at {device}): synthetic dice").format(
+        why=no_pi_camera, device=repr(device)
+    )
     log.warning("%s", why)
     return "synthetic", why
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hardware import N_
 from hardware.board import on_pi
 
 __all__ = ["Devices", "on_pi", "open_devices", "pin_factory"]
@@ -106,11 +107,11 @@ def open_devices(
     try:
         factory = pin_factory(simulate)
     except Exception as exc:
-        note(f"GPIO not available ({exc}); buttons and buzzer are off")
+        note(N_("GPIO not available ({error}); buttons and buzzer are off").format(error=exc))
 
     display = TableDisplay(open_display(cfg.display, simulate), idle_seconds=cfg.display.idle_seconds)
     if display.simulated and not simulate:
-        note("no OLED answered on I2C; the screen is shown on the web page only")
+        note(N_("no OLED answered on I2C; the screen is shown on the web page only"))
 
     buttons = None
     if factory is not None or not simulate:
@@ -120,13 +121,21 @@ def open_devices(
             )
             buttons.when_activity = display.wake
         except Exception as exc:
-            note(f"buttons could not be opened on pins {cfg.buttons.pins} ({exc}); use the web page instead")
+            note(
+                N_("buttons could not be opened on pins {pins} ({error}); use the web page instead").format(
+                    pins=cfg.buttons.pins, error=exc
+                )
+            )
 
     buzzer_pin = cfg.buzzer.pin if factory is not None or not simulate else None
     try:
         buzzer = TableBuzzer(buzzer_pin, pin_factory=factory)
     except Exception as exc:
-        note(f"buzzer could not be opened on pin {buzzer_pin} ({exc}); continuing silently")
+        note(
+            N_("buzzer could not be opened on pin {pin} ({error}); continuing silently").format(
+                pin=buzzer_pin, error=exc
+            )
+        )
         buzzer = TableBuzzer(None)
 
     # The camera starts grabbing on its first read(): a table that never looks costs nothing.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from tablepi.i18n import N_
 from tablepi.stats import FACES, summary
 from tablepi.store import Store
 
@@ -20,7 +21,7 @@ def parse_since(text: str) -> float:
     try:
         return datetime.datetime.strptime(text, "%Y-%m-%d").timestamp()
     except ValueError:
-        raise ValueError(f"a date such as 2026-11-28, not {text!r}") from None
+        raise ValueError(N_("a date such as 2026-11-28, not {text}").format(text=repr(text))) from None
 
 
 class UnknownPlayer(LookupError):
@@ -30,9 +31,13 @@ class UnknownPlayer(LookupError):
         self.name = name
         self.known = known
         if known:
-            words = f"No player called {name!r} has played at this table. Known players: {', '.join(known)}."
+            words = N_("No player called {name} has played at this table. Known players: {known}.").format(
+                name=repr(name), known=", ".join(known)
+            )
         else:
-            words = f"No player called {name!r} has played at this table: no games are kept yet."
+            words = N_("No player called {name} has played at this table: no games are kept yet.").format(
+                name=repr(name)
+            )
         super().__init__(words)
         self.message = words
 

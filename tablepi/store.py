@@ -1179,9 +1179,13 @@ class Store:
         with self._transaction() as conn:
             row = conn.execute("SELECT status FROM games WHERE id=?", (game_id,)).fetchone()
             if row is None:
-                raise StoreError(f"there is no game {game_id}")
+                raise StoreError(N_("there is no game {id}").format(id=game_id))
             if row[0] != "abandoned":
-                raise StoreError(f"game {game_id} is {row[0]}; only an abandoned game can be resumed")
+                raise StoreError(
+                    N_("game {game_id} is {status}; only an abandoned game can be resumed").format(
+                        game_id=game_id, status=row[0]
+                    )
+                )
             previous = conn.execute("SELECT value FROM meta WHERE key='current_game'").fetchone()
             if previous:
                 conn.execute(
@@ -1192,7 +1196,7 @@ class Store:
             self._set_current(conn, game_id)
         record = self.game(game_id)
         if record is None:
-            raise StoreError(f"game {game_id} vanished while it was resumed")
+            raise StoreError(N_("game {id} vanished while it was resumed").format(id=game_id))
         return record
 
     def initial_snapshot(self, game_id: int) -> dict[str, Any] | None:
@@ -1208,7 +1212,7 @@ class Store:
         """Settings, every command and the final state, as plain JSON data."""
         record = self.game(game_id)
         if record is None:
-            raise StoreError(f"there is no game {game_id}")
+            raise StoreError(N_("there is no game {id}").format(id=game_id))
         commands = self.commands(game_id)
         game = replay(record.kind, record.settings, commands, self.initial_snapshot(game_id))
         return {
@@ -1235,7 +1239,7 @@ class Store:
         game = replay(kind, settings, commands, initial, facts)
         in_effect = set(effective((c.seq, str(c.command.get("type"))) for c in commands))
         if final is not None and _dumps(game.to_dict()) != _dumps(final):
-            raise StoreError("the commands do not replay to the file's final state; nothing was imported")
+            raise StoreError(N_("the commands do not replay to the file's final state; nothing was imported"))
         now = self.clock()
         with self._transaction() as conn:
             cur = conn.execute(
@@ -1285,9 +1289,9 @@ def replay(
     try:
         game = load_game(kind, initial_state) if initial_state is not None else new_game(kind, settings)
     except RuleError as exc:
-        raise StoreError(f"the game cannot be set up: {exc.message}") from exc
+        raise StoreError(N_("the game cannot be set up: {why}").format(why=exc.message)) from exc
     except (KeyError, TypeError, ValueError) as exc:
-        raise StoreError(f"the game's starting state is not valid: {exc!r}") from exc
+        raise StoreError(N_("the game's starting state is not valid: {why}").format(why=repr(exc))) from exc
     entries = list(commands)
     if facts is not None and callable(getattr(game, "roll_facts", None)):
         # A game of dice is played as it went, undos and all, so that a roll
@@ -1314,7 +1318,7 @@ def effective(entries: Iterable[tuple[int, str]]) -> list[int]:
     for seq, ctype in entries:
         if ctype == "undo":
             if not stack:
-                raise StoreError(f"command {seq} (undo) has nothing to take back")
+                raise StoreError(N_("command {seq} (undo) has nothing to take back").format(seq=seq))
             stack.pop()
         else:
             stack.append(seq)
@@ -1347,42 +1351,60 @@ def apply_logged(game: Any, entry: LoggedCommand) -> None:
         else:
             game.push(game_command(game, command))
     except RuleError as exc:
-        raise StoreError(f"command {entry.seq} ({command.get('type')}) is not legal: {exc.message}") from exc
+        raise StoreError(
+            N_("command {seq} ({type}) is not legal: {why}").format(
+                seq=entry.seq, type=command.get("type"), why=exc.message
+            )
+        ) from exc
     except (IndexError, KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise StoreError(f"command {entry.seq} ({command.get('type')}) cannot be applied: {exc!r}") from exc
+        raise StoreError(
+            N_("command {seq} ({type}) cannot be applied: {why}").format(
+                seq=entry.seq, type=command.get("type"), why=repr(exc)
+            )
+        ) from exc
 
 
 def _validate_export(data: Any):
     from tablepi.games import KINDS
 
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-        raise StoreError(f'not a TablePi game file (expected "format": "{EXPORT_FORMAT}")')
+        raise StoreError(
+            N_('not a TablePi game file (expected "format": "{format}")').format(format=EXPORT_FORMAT)
+        )
     kind = data.get("kind")
     if kind not in KINDS:
-        raise StoreError(f"unknown game kind {kind!r}; expected one of {', '.join(KINDS)}")
+        raise StoreError(
+            N_("unknown game kind {kind}; expected one of {kinds}").format(
+                kind=repr(kind), kinds=", ".join(KINDS)
+            )
+        )
     settings = data.get("settings")
     if not isinstance(settings, dict):
-        raise StoreError('"settings" must be an object')
+        raise StoreError(N_('"{name}" must be an object').format(name="settings"))
     initial = data.get("initial_state")
     if initial is not None and not isinstance(initial, dict):
-        raise StoreError('"initial_state" must be an object')
+        raise StoreError(N_('"{name}" must be an object').format(name="initial_state"))
     final = data.get("final_state")
     if final is not None and not isinstance(final, dict):
-        raise StoreError('"final_state" must be an object')
+        raise StoreError(N_('"{name}" must be an object').format(name="final_state"))
     raw = data.get("commands")
     if not isinstance(raw, list):
-        raise StoreError('"commands" must be a list')
+        raise StoreError(N_('"{name}" must be a list').format(name="commands"))
     commands: list[LoggedCommand] = []
     for i, item in enumerate(raw, start=1):
         if not isinstance(item, dict) or not isinstance(item.get("command"), dict):
-            raise StoreError(f'command {i} must be an object with a "command" object')
+            raise StoreError(N_('command {seq} must be an object with a "command" object').format(seq=i))
         seq = item.get("seq", i)
         if seq != i:
-            raise StoreError(f"command {i} has seq {seq!r}; commands must be numbered 1, 2, 3, ...")
+            raise StoreError(
+                N_("command {i} has seq {seq}; commands must be numbered 1, 2, 3, ...").format(
+                    i=i, seq=repr(seq)
+                )
+            )
         if not isinstance(item["command"].get("type"), str):
-            raise StoreError(f'command {i} has no "type"')
+            raise StoreError(N_('command {seq} has no "type"').format(seq=i))
         source = item.get("source", "import")
         if not isinstance(source, str):
-            raise StoreError(f"command {i} has a source that is not text")
+            raise StoreError(N_("command {seq} has a source that is not text").format(seq=i))
         commands.append(LoggedCommand(i, item["command"], source, bool(item.get("manual", False))))
     return kind, settings, initial, commands, final

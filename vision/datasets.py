@@ -23,6 +23,12 @@ class Photo:
         return self.path.name
 
 
+def N_(text: str) -> str:
+    """Marks a message for the players' catalog (tablepi/locale), where the table
+    and its commands say it in their language; the reader itself speaks English."""
+    return text
+
+
 class DatasetError(ValueError):
     """A dataset folder that cannot be read (no labels, bad JSON)."""
 
@@ -33,11 +39,15 @@ def load_labels(folder: Path) -> dict:
     try:
         labels = json.loads(labels_file.read_text())
     except OSError as exc:
-        raise DatasetError(f"{labels_file}: cannot be read ({exc.strerror or exc})") from None
+        raise DatasetError(
+            N_("{path}: cannot be read ({why})").format(path=labels_file, why=exc.strerror or exc)
+        ) from None
     except json.JSONDecodeError as exc:
-        raise DatasetError(f"{labels_file}: not valid JSON ({exc})") from None
+        raise DatasetError(
+            N_("{path}: not valid JSON ({error})").format(path=labels_file, error=exc)
+        ) from None
     if not isinstance(labels, dict):
-        raise DatasetError(f"{labels_file}: not a JSON object of photos")
+        raise DatasetError(N_("{path}: not a JSON object of photos").format(path=labels_file))
     return labels
 
 

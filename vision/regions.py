@@ -17,10 +17,18 @@ import numpy as np
 from vision.die import Die
 
 
+def N_(text: str) -> str:
+    """Marks a message for the players' catalog (tablepi/locale), where the table
+    and its commands say it in their language; the reader itself speaks English."""
+    return text
+
+
 def _check_fraction(v: float, what: str) -> float:
     v = float(v)
     if not 0.0 <= v <= 1.0:
-        raise ValueError(f"{what}: {v} is not a fraction of the frame (0..1)")
+        raise ValueError(
+            N_("{what}: {value} is not a fraction of the frame (0..1)").format(what=what, value=v)
+        )
     return v
 
 
@@ -41,18 +49,18 @@ class Regions:
             pts = []
             for p in tray:
                 if len(p) != 2:
-                    raise ValueError(f"tray point {list(p)} must be [x, y]")
+                    raise ValueError(N_("tray point {point} must be [x, y]").format(point=list(p)))
                 pts.append((_check_fraction(p[0], "tray x"), _check_fraction(p[1], "tray y")))
             if len(pts) < 3:
-                raise ValueError("the tray needs at least three points")
+                raise ValueError(N_("the tray needs at least three points"))
             t = tuple(pts)
         k = None
         if keep:
             if len(keep) != 4:
-                raise ValueError("keep must be [x0, y0, x1, y1]")
+                raise ValueError(N_("keep must be [x0, y0, x1, y1]"))
             x0, y0, x1, y1 = (_check_fraction(v, "keep") for v in keep)
             if x1 <= x0 or y1 <= y0:
-                raise ValueError("keep must have x0 < x1 and y0 < y1")
+                raise ValueError(N_("keep must have x0 < x1 and y0 < y1"))
             k = (x0, y0, x1, y1)
         return cls(t, k)
 

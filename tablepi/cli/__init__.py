@@ -25,6 +25,23 @@ def log_to_stderr(level: str) -> None:
     )
 
 
+def say(template: str, **fields: object) -> str:
+    """A message marked with ``N_`` in the system's language (``LANG``), its fields
+    filled in: what the commands print for people. Machine output (JSON, figures,
+    names) is printed as it is."""
+    from tablepi.i18n import Said, system_language
+
+    return Said(template, **fields).say(system_language())
+
+
+def say_text(english: str) -> str:
+    """A finished English message from a game, the store or the settings (a rule's
+    words, an option, a refusal) in the system's language."""
+    from tablepi.i18n import system_language, words
+
+    return words(system_language()).text(english)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablepi", description="TablePi games-table controller")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -11,7 +11,7 @@ import importlib
 
 BENCHMARKS = {
     "rules": ("tablepi.bench.rules", "Beam Me Up rolls read and random games played per second"),
-    "dice": ("vision.bench", "dice reader milliseconds per real test photo, 8 MP frame, rendered frame and table roll"),
+    "dice": ("vision.bench", "dice reader ms per real test photo, 8 MP frame, rendered frame and table roll"),
     "table": ("tablepi.bench.table", "commands per second through validate, store, apply, publish"),
     "advise": ("tablepi.bench.advise", "Beam Me Up keep advice: ms per roll with 2 rolls left (median, p99)"),
     "web": ("web.bench", "live SSE clients under a steady command load: loss, delay, memory"),

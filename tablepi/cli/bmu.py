@@ -20,6 +20,9 @@ import json
 import sys
 from pathlib import Path
 
+from tablepi.cli import say, say_text
+from tablepi.i18n import N_
+
 # Every target of beam_me_up.odds.TARGETS (a test holds the two together;
 # the odds module is not imported here, so that `tablepi` starts fast).
 TARGET_HELP = (
@@ -86,6 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str) -> int:
+    """``message`` (already in the reader's language) on standard error; exit code 2."""
     print(f"tablepi bmu: {message}", file=sys.stderr)
     return 2
 
@@ -96,13 +100,13 @@ def _options(args: argparse.Namespace) -> int:
 
     if args.all:
         if args.dice:
-            return _fail("give either --all or five dice, not both")
+            return _fail(say(N_("give either --all or five dice, not both")))
         if args.json:
             table = {roll_key(roll): [o.to_dict() for o in TABLE[roll]] for roll in SORTED_ROLLS}
             print(json.dumps(table, indent=1))
         else:
             for roll in SORTED_ROLLS:
-                texts = [o.text for o in TABLE[roll]] or ["no option"]
+                texts = [say_text(o.text) for o in TABLE[roll]] or [say(N_("no option"))]
                 print(f"{roll_key(roll)}: {' | '.join(texts)}")
         return 0
     dice = []
@@ -110,18 +114,18 @@ def _options(args: argparse.Namespace) -> int:
         try:
             dice.append(int(word))
         except ValueError:
-            return _fail(f"{word!r} is not a die value; give five numbers 1..6")
+            return _fail(say(N_("{word} is not a die value; give five numbers 1..6"), word=repr(word)))
     try:
         found = options(dice)
     except RuleError as exc:
-        return _fail(exc.message)
+        return _fail(say_text(exc.message))
     if args.json:
         print(json.dumps([o.to_dict() for o in found]))
     elif found:
         for option in found:
-            print(option.text)
+            print(say_text(option.text))
     else:
-        print("no option: the turn passes (B4)")
+        print(say(N_("no option: the turn passes (B4)")))
     return 0
 
 
@@ -132,15 +136,26 @@ def _layout(args: argparse.Namespace) -> int:
     try:
         layout = default_layouts().get(args.source) or load_layout(args.source)
     except RuleError as exc:
-        return _fail(exc.message)
+        return _fail(say_text(exc.message))
     data = layout.to_dict()
     if args.json:
         print(json.dumps(data, indent=1))
         return 0
-    print(f"{layout.name}: rows 0..{layout.top_row}, space from row {layout.space_row}")
-    for kind in ("rockets", "pink_stars", "blue_stars"):
-        squares = ", ".join(f"{s['column']}:{s['row']}" for s in data[kind]) or "none"
-        print(f"  {kind.replace('_', ' ')}: {squares}")
+    print(
+        say(
+            N_("{name}: rows 0..{top}, space from row {space}"),
+            name=say_text(layout.name),
+            top=layout.top_row,
+            space=layout.space_row,
+        )
+    )
+    for kind, what in (
+        ("rockets", N_("rockets")),
+        ("pink_stars", N_("pink stars")),
+        ("blue_stars", N_("blue stars")),
+    ):
+        squares = ", ".join(f"{s['column']}:{s['row']}" for s in data[kind]) or say(N_("none"))
+        print(f"  {say(what)}: {squares}")
     return 0
 
 
@@ -150,7 +165,9 @@ def _dice_values(words: list[str]) -> list[int]:
         try:
             values.append(int(word))
         except ValueError:
-            raise ValueError(f"{word!r} is not a die value; give numbers 1..6") from None
+            raise ValueError(
+                say(N_("{word} is not a die value; give numbers 1..6"), word=repr(word))
+            ) from None
     return values
 
 
@@ -180,19 +197,21 @@ def _odds(args: argparse.Namespace) -> int:
         dice, keep = _roll_and_keep(args.dice, args.keep)
         if len(dice) != 5 and keep:
             given = len(dice) + len(keep)
-            return _fail(f"a roll has five dice: give them after the dice set aside ({given} values in all)")
+            return _fail(
+                say(
+                    N_("a roll has five dice: give them after the dice set aside ({given} values in all)"),
+                    given=given,
+                )
+            )
         dice = list(check_dice(dice))
         targets = TARGETS if args.target is None else (args.target,)
         chances = {target: probability(dice, args.rolls_left, target, keep) for target in targets}
     except ValueError as exc:  # RuleError is a ValueError
-        return _fail(exc.message if isinstance(exc, RuleError) else str(exc))
+        return _fail(say_text(exc.message) if isinstance(exc, RuleError) else str(exc))
 
     def entry(chance) -> dict:
         return {"probability": str(chance), "decimal": float(chance)}
 
-    head = f"{' '.join(map(str, dice))}, {args.rolls_left} roll{'' if args.rolls_left == 1 else 's'} left"
-    if keep is not None:
-        head += f", keeping {' '.join(map(str, sorted(keep))) or 'nothing'} first"
     if args.json:
         data: dict = {
             "dice": dice,
@@ -205,11 +224,25 @@ def _odds(args: argparse.Namespace) -> int:
             data.update(target=args.target, **entry(chances[args.target]))
         print(json.dumps(data))
         return 0
-    print(f"{head}:")
+    print(_odds_head(dice, args.rolls_left, keep))
     width = max(map(len, chances))
     for target, chance in chances.items():
         print(f"  {target:<{width}}  {str(chance):>17}  = {float(chance):.4f}")
     return 0
+
+
+def _rolls_left(n: int) -> str:
+    return say(N_("{n} roll left") if n == 1 else N_("{n} rolls left"), n=n)
+
+
+def _odds_head(dice: list[int], rolls_left: int, keep: list[int] | None) -> str:
+    shown, rolls = " ".join(map(str, dice)), _rolls_left(rolls_left)
+    if keep is None:
+        return f"{shown}, {rolls}:"
+    if not keep:
+        return say(N_("{dice}, {rolls}, keeping nothing first:"), dice=shown, rolls=rolls)
+    kept = " ".join(map(str, sorted(keep)))
+    return say(N_("{dice}, {rolls}, keeping {kept} first:"), dice=shown, rolls=rolls, kept=kept)
 
 
 def _counters(words: list[str]) -> dict[str, int]:
@@ -219,7 +252,9 @@ def _counters(words: list[str]) -> dict[str, int]:
         try:
             found[column] = int(row)
         except ValueError:
-            raise ValueError(f"counters are COLUMN=ROW, such as 3=2 or straight=1, not {word!r}") from None
+            raise ValueError(
+                say(N_("counters are COLUMN=ROW, such as 3=2 or straight=1, not {word}"), word=repr(word))
+            ) from None
     return found
 
 
@@ -229,7 +264,9 @@ def _saved_game(path: Path):
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read the saved game {path}: {exc}") from None
+        raise ValueError(
+            say(N_("cannot read the saved game {path}: {error}"), path=path, error=exc)
+        ) from None
     if isinstance(data, dict) and "final_state" in data:  # an export from `tablepi games export`
         data = data["final_state"]
     return BeamMeUp.from_dict(data)
@@ -243,7 +280,7 @@ def _advise(args: argparse.Namespace) -> int:
     try:
         if args.game is not None:
             if args.dice:
-                raise ValueError("give a saved game or five dice, not both")
+                raise ValueError(say(N_("give a saved game or five dice, not both")))
             game = _saved_game(args.game)
             advice = advise(game)
             who = game.players[game.active]
@@ -259,7 +296,7 @@ def _advise(args: argparse.Namespace) -> int:
             advice = Advisor(Position.from_game(game, 0)).advise(dice, args.rolls_left)
             who = "you"
     except ValueError as exc:  # RuleError is a ValueError
-        return _fail(exc.message if isinstance(exc, RuleError) else str(exc))
+        return _fail(say_text(exc.message) if isinstance(exc, RuleError) else str(exc))
     shown = advice.keeps if args.top <= 0 else advice.keeps[: args.top]
     if args.json:
         data = advice.to_dict()
@@ -267,26 +304,50 @@ def _advise(args: argparse.Namespace) -> int:
         data["player"] = who
         print(json.dumps(data))
         return 0
-    dice_text = " ".join(map(str, advice.dice))
-    rolls = f"{advice.rolls_left} roll{'' if advice.rolls_left == 1 else 's'} left"
-    print(f"{who}: {dice_text}, {rolls} (roll {MAX_ROLLS - advice.rolls_left} of {MAX_ROLLS})")
+    print(
+        say(
+            N_("{player}: {dice}, {rolls} (roll {roll} of {rolls_in_all})"),
+            player=say(N_("you")) if args.game is None else who,
+            dice=" ".join(map(str, advice.dice)),
+            rolls=_rolls_left(advice.rolls_left),
+            roll=MAX_ROLLS - advice.rolls_left,
+            rolls_in_all=MAX_ROLLS,
+        )
+    )
     for k in shown:
-        what = "stop and play this roll" if k.stop else f"keep {' '.join(map(str, k.keep)) or 'nothing'}"
-        win = f", wins this turn {k.win:.1%}" if k.win else ""
-        print(f"  {what:<28} expected value {k.value:7.3f}{win}")
-    print("playing this roll now: " + ", ".join(_step_text(c) for c in advice.play))
+        if k.stop:
+            what = say(N_("stop and play this roll"))
+        elif k.keep:
+            what = say(N_("keep {dice}"), dice=" ".join(map(str, k.keep)))
+        else:
+            what = say(N_("keep nothing"))
+        value = f"{k.value:7.3f}"
+        if k.win:
+            worth = say(
+                N_("expected value {value}, wins this turn {share}"), value=value, share=f"{k.win:.1%}"
+            )
+        else:
+            worth = say(N_("expected value {value}"), value=value)
+        print(f"  {what:<28} {worth}")
+    steps = ", ".join(_step_text(c) for c in advice.play)
+    print(say(N_("playing this roll now: {steps}"), steps=steps))
     return 0
 
 
 def _step_text(command: dict) -> str:
     kind = command["type"]
     if kind == "choose":
-        return "choose it"
+        return say(N_("choose it"))
     if kind == "move":
-        return f"part {command['part'] + 1} in {command['column']}"
+        return say(N_("part {part} in {column}"), part=command["part"] + 1, column=_column(command["column"]))
     if kind == "bonus":
-        return f"bonus square in {command['column']}"
-    return "end the turn"
+        return say(N_("bonus square in {column}"), column=_column(command["column"]))
+    return say(N_("end the turn"))
+
+
+def _column(column: str) -> str:
+    """A column as the game names it: 1..6, or straight in the reader's words."""
+    return say(N_("straight")) if column == "straight" else column
 
 
 def _duel(args: argparse.Namespace) -> int:
@@ -297,9 +358,17 @@ def _duel(args: argparse.Namespace) -> int:
         print(json.dumps(result))
         return 0
     print(
-        f"{result['games']} two-player games, seats and boards alternating: the advice player won "
-        f"{result['advice_wins']} ({result['advice_win_rate']:.1%}) against keeping the most frequent value; "
-        f"a game lasted {result['average_turns']:.1f} turns on average "
-        f"({result['average_rounds']:.1f} rounds)"
+        say(
+            N_(
+                "{games} two-player games, seats and boards alternating: the advice player won "
+                "{wins} ({share}) against keeping the most frequent value; "
+                "a game lasted {turns} turns on average ({rounds} rounds)"
+            ),
+            games=result["games"],
+            wins=result["advice_wins"],
+            share=f"{result['advice_win_rate']:.1%}",
+            turns=f"{result['average_turns']:.1f}",
+            rounds=f"{result['average_rounds']:.1f}",
+        )
     )
     return 0

@@ -11,6 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tablepi.cli import say, say_text
+from tablepi.i18n import N_
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -106,6 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _err(message: str) -> None:
+    """``message`` (already in the reader's language) on standard error."""
     print(f"tablepi dice: {message}", file=sys.stderr)
 
 
@@ -115,8 +119,8 @@ def _load(path: str):
     img = cv2.imread(path, cv2.IMREAD_COLOR)
     if img is None:
         if not Path(path).exists():
-            raise OSError(f"{path}: no such file")
-        raise OSError(f"{path}: not an image OpenCV can read")
+            raise OSError(say(N_("{path}: no such file"), path=path))
+        raise OSError(say(N_("{path}: not an image OpenCV can read"), path=path))
     return img
 
 
@@ -139,7 +143,7 @@ def _read(args: argparse.Namespace) -> int:
         try:
             img = _load(path)
         except OSError as exc:
-            _err(str(exc))
+            _err(say_text(str(exc)))
             status = 1
             continue
         dice = [d for d in read_dice(img) if d.confidence >= args.min_confidence]
@@ -147,7 +151,10 @@ def _read(args: argparse.Namespace) -> int:
         results[name] = [d.to_dict() for d in dice]
         if not args.json:
             values = " ".join(str(d.value) for d in sorted(dice, key=lambda d: d.value))
-            print(f"{name}: {len(dice)} dice" + (f": {values}" if values else ""))
+            if values:
+                print(say(N_("{name}: {count} dice: {values}"), name=name, count=len(dice), values=values))
+            else:
+                print(say(N_("{name}: {count} dice"), name=name, count=len(dice)))
         if out_dir is not None:
             cv2.imwrite(str(out_dir / (Path(path).stem + ".png")), draw_dice(img, dice))
     if args.json:
@@ -161,10 +168,10 @@ def _datasets(args: argparse.Namespace) -> list[Path] | None:
     folders = [split_folder(Path(d), args.split) for d in args.datasets]
     missing = [str(f) for f in folders if not (f / "labels.json").is_file()]
     if missing:
-        _err("no labels.json in " + ", ".join(missing))
+        _err(say(N_("no labels.json in {folders}"), folders=", ".join(missing)))
         return None
     if args.every < 1:
-        _err("--every must be 1 or more")
+        _err(say(N_("--every must be 1 or more")))
         return None
     return folders
 
@@ -182,7 +189,7 @@ def _eval(args: argparse.Namespace) -> int:
         else:
             results = [evaluate(f, read=_reader(args), every=args.every) for f in folders]
     except (DatasetError, OSError) as exc:
-        _err(str(exc))
+        _err(say_text(str(exc)))
         return 2
     if args.json:
         print(json.dumps([_as_json(r) for r in results], indent=1))
@@ -191,11 +198,17 @@ def _eval(args: argparse.Namespace) -> int:
         if args.misread:
             for name, want, got, box in r.figures["misread"]:
                 where = "[" + ", ".join(f"{v:.0f}" for v in box) + "]"
-                what = "no die there" if want is None else f"labelled {want}"
-                print(f"{r.name} {name} {where}: {what}, read {got if got is not None else 'nothing'}")
+                what = say(N_("no die there")) if want is None else say(N_("labelled {value}"), value=want)
+                read = say(N_("read nothing")) if got is None else say(N_("read {value}"), value=got)
+                print(f"{r.name} {name} {where}: {what}, {read}")
         if args.confusion:
             print(_confusion_lines(r))
-        print(f"{r.name}: reliability (confidence bin: readings, mean confidence, share right)")
+        print(
+            say(
+                N_("{dataset}: reliability (confidence bin: readings, mean confidence, share right)"),
+                dataset=r.name,
+            )
+        )
         for row in r.reliability:
             if row["readings"]:
                 print(f"  {row['bin']}: {row['readings']:5d}  {row['confidence']:.3f}  {row['right']:.3f}")
@@ -207,7 +220,7 @@ def _confusion_lines(r) -> str:
     """The confusion table: a row per labelled value, a column per value read ("-": not
     found); each cell the readings and, after the slash, how many of them were sure."""
     reads = [str(v) for v in range(1, 7)] + ["-"]
-    lines = [f"{r.name}: labelled value (rows) read as (columns): readings / sure"]
+    lines = [say(N_("{dataset}: labelled value (rows) read as (columns): readings / sure"), dataset=r.name)]
     lines.append("  label " + "".join(f"{c:>9s}" for c in reads))
     for label, cells in sorted(r.confusion.items()):
         row = "".join(f"{_cell(cells.get(c), c == '-'):>9s}" for c in reads)
@@ -313,7 +326,13 @@ def _robust(args: argparse.Namespace) -> int:
     names = args.transform or list(TRANSFORMS)
     unknown = [n for n in names if n not in TRANSFORMS]
     if unknown:
-        _err(f"unknown transform {unknown[0]!r}; one of: " + ", ".join(TRANSFORMS))
+        _err(
+            say(
+                N_("unknown transform {name}; one of: {names}"),
+                name=repr(unknown[0]),
+                names=", ".join(TRANSFORMS),
+            )
+        )
         return 2
     table: dict[str, dict[str, float]] = {}
     wrong: dict[str, dict[str, float]] = {}
@@ -329,7 +348,7 @@ def _robust(args: argparse.Namespace) -> int:
             if not args.json and name != "as taken":
                 print(_robust_line(name, row, table["as taken"], wrong_row), flush=True)
     except (DatasetError, OSError) as exc:
-        _err(str(exc))
+        _err(say_text(str(exc)))
         return 2
     base = table["as taken"]
     if args.json:
@@ -340,9 +359,17 @@ def _robust(args: argparse.Namespace) -> int:
             key=lambda x: x[2],
             default=None,
         )
-        print(_robust_line("as taken", base, base, wrong["as taken"]))
+        print(_robust_line(say(N_("as taken")), base, base, wrong["as taken"]))
         if worst is not None:
-            print(f"largest drop: {worst[2]:+.3f} ({worst[0]}, {worst[1]})")
+            transform = say(N_("as taken")) if worst[0] == "as taken" else worst[0]
+            print(
+                say(
+                    N_("largest drop: {drop} ({transform}, {dataset})"),
+                    drop=f"{worst[2]:+.3f}",
+                    transform=transform,
+                    dataset=worst[1],
+                )
+            )
     return 0
 
 
@@ -357,15 +384,26 @@ def _empty(args: argparse.Namespace) -> int:
         try:
             tiles, phantoms, where = empty_phantoms(f, args.every)
         except (DatasetError, OSError) as exc:
-            _err(str(exc))
+            _err(say_text(str(exc)))
             return 2
         name = f.parent.name if f.name in ("train", "test") else f.name
-        photos = (
-            f" (in {', '.join(sorted(set(where))[:5])}{' ...' if len(set(where)) > 5 else ''})"
-            if where
-            else ""
-        )
-        print(f"{name}: {tiles} empty tiles read, {phantoms} sure dice on them{photos}", flush=True)
+        if where:
+            photos = ", ".join(sorted(set(where))[:5]) + (" ..." if len(set(where)) > 5 else "")
+            line = say(
+                N_("{dataset}: {tiles} empty tiles read, {phantoms} sure dice on them (in {photos})"),
+                dataset=name,
+                tiles=tiles,
+                phantoms=phantoms,
+                photos=photos,
+            )
+        else:
+            line = say(
+                N_("{dataset}: {tiles} empty tiles read, {phantoms} sure dice on them"),
+                dataset=name,
+                tiles=tiles,
+                phantoms=phantoms,
+            )
+        print(line, flush=True)
     return 0
 
 
@@ -373,7 +411,16 @@ def _robust_line(name: str, row: dict[str, float], base: dict[str, float], wrong
     """Per dataset: die accuracy, its drop from the photos as taken, and the share of
     photos read wrong (every die sure, the count right, a value wrong): a drop that
     leaves that share as it was is the reader refusing, not misreading."""
-    cells = "  ".join(f"{d} {v:.3f} ({v - base[d]:+.3f}, wrong {wrong[d]:.3f})" for d, v in row.items())
+    cells = "  ".join(
+        say(
+            N_("{dataset} {accuracy} ({drop}, wrong {wrong})"),
+            dataset=d,
+            accuracy=f"{v:.3f}",
+            drop=f"{v - base[d]:+.3f}",
+            wrong=f"{wrong[d]:.3f}",
+        )
+        for d, v in row.items()
+    )
     return f"{name:14s} {cells}"
 
 
@@ -383,7 +430,7 @@ def _fractions(text: str | None, what: str):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"--{what}: not valid JSON ({exc})") from exc
+        raise ValueError(say(N_("--{option}: not valid JSON ({error})"), option=what, error=exc)) from exc
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -410,13 +457,13 @@ def _calibrate(args: argparse.Namespace) -> int:
         keep = _fractions(args.keep, "keep") if args.keep else keep
         regions = Regions.from_values(tray, keep)
     except (ValueError, TypeError) as exc:
-        _err(str(exc))
+        _err(say_text(str(exc)))
         return 2
     if args.image:
         try:
             frame = _load(args.image)
         except OSError as exc:
-            _err(str(exc))
+            _err(say_text(str(exc)))
             return 1
     else:
         frame = _camera_frame(camera_cfg)
@@ -428,13 +475,28 @@ def _calibrate(args: argparse.Namespace) -> int:
     draw_regions(frame, regions)
     draw_dice(frame, rolled + kept)
     if not cv2.imwrite(args.out, frame):
-        _err(f"{args.out}: cannot write the image (is the folder there, and the name .png?)")
+        _err(
+            say(N_("{path}: cannot write the image (is the folder there, and the name .png?)"), path=args.out)
+        )
         return 1
     in_tray = len(rolled) + len(kept)
-    print(f"{args.out}: {len(dice)} dice read, {in_tray} in the tray, {len(kept)} in the keep area")
+    print(
+        say(
+            N_("{path}: {count} dice read, {tray} in the tray, {keep} in the keep area"),
+            path=args.out,
+            count=len(dice),
+            tray=in_tray,
+            keep=len(kept),
+        )
+    )
     # Compare this figure while turning a lens or changing lens_position: the highest is in focus.
     sharpness = cv2.Laplacian(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
-    print(f"sharpness {sharpness:.0f} (the variance of the Laplacian: the higher, the sharper)")
+    print(
+        say(
+            N_("sharpness {value} (the variance of the Laplacian: the higher, the sharper)"),
+            value=f"{sharpness:.0f}",
+        )
+    )
     return 0
 
 
@@ -442,7 +504,7 @@ def _camera_frame(camera_cfg):
     try:
         from hardware.cameras import open_camera
     except ImportError:
-        _err("no camera support is installed; pass --image PHOTO")
+        _err(say(N_("no camera support is installed; pass --image PHOTO")))
         return None
     if camera_cfg is None:
         from tablepi.config import ConfigError, load_config
@@ -459,14 +521,20 @@ def _camera_frame(camera_cfg):
             wait = getattr(camera, "wait_frame", None)
             frame = wait(CAMERA_WAIT_SECONDS) if wait is not None else camera.read()
             focus = getattr(getattr(camera, "source", None), "focus", None)
-            print(f"camera: {camera.kind} ({camera.why})" + (f"; focus: {focus}" if focus else ""))
+            why = say_text(camera.why)
+            if focus:
+                print(
+                    say(N_("camera: {kind} ({why}); focus: {focus}"), kind=camera.kind, why=why, focus=focus)
+                )
+            else:
+                print(say(N_("camera: {kind} ({why})"), kind=camera.kind, why=why))
         finally:
             close = getattr(camera, "close", None)
             if close is not None:
                 close()
     except Exception as exc:  # a vanished or busy camera must not crash the command
-        _err(f"the camera gave no frame ({exc}); pass --image PHOTO")
+        _err(say(N_("the camera gave no frame ({error}); pass --image PHOTO"), error=exc))
         return None
     if frame is None:
-        _err("the camera gave no frame; pass --image PHOTO")
+        _err(say(N_("the camera gave no frame; pass --image PHOTO")))
     return frame

@@ -13,6 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+from tablepi.cli import say, say_text
+from tablepi.i18n import N_
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
@@ -49,7 +52,7 @@ def _store(args: argparse.Namespace):
         data_dir = load_config(args.config).data_dir
     store = Store(data_dir)
     if store.problem:
-        print(store.problem, file=sys.stderr)
+        print(say_text(store.problem), file=sys.stderr)
     return store
 
 
@@ -68,9 +71,11 @@ def list_games(args: argparse.Namespace) -> int:
         print(json.dumps([dict(g.to_dict(), current=g.id == current) for g in games], indent=2))
         return 0
     if not games:
-        print("no games yet")
+        print(say(N_("no games yet")))
         return 0
-    print(f"{'id':>4}  {'game':<12} {'status':<10} {'commands':>8}  {'started':<16}  players")
+    number, game, status = say(N_("id")), say(N_("game")), say(N_("status"))
+    commands, started, players = say(N_("commands")), say(N_("started")), say(N_("players"))
+    print(f"{number:>4}  {game:<12} {status:<10} {commands:>8}  {started:<16}  {players}")
     for g in games:
         players = g.settings.get("players", [])
         names = ", ".join(p.get("name", "?") if isinstance(p, dict) else str(p) for p in players)
@@ -78,7 +83,7 @@ def list_games(args: argparse.Namespace) -> int:
         started = _when(g.created_at)
         print(f"{g.id:>4}  {g.kind:<12} {g.status:<10} {g.commands:>8}  {started:<16}  {names}{mark}")
     if current is not None:
-        print("* on the table now")
+        print(say(N_("* on the table now")))
     return 0
 
 
@@ -89,7 +94,7 @@ def export_game(args: argparse.Namespace) -> int:
     try:
         data = store.export_game(args.id)
     except StoreError as exc:
-        print(f"cannot export game {args.id}: {exc}", file=sys.stderr)
+        print(say(N_("cannot export game {id}: {why}"), id=args.id, why=say_text(str(exc))), file=sys.stderr)
         return 1
     finally:
         store.close()
@@ -98,7 +103,7 @@ def export_game(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         args.output.write_text(text, encoding="utf-8")
-        print(f"game {args.id} written to {args.output}")
+        print(say(N_("game {id} written to {path}"), id=args.id, path=args.output))
     return 0
 
 
@@ -108,20 +113,22 @@ def import_game(args: argparse.Namespace) -> int:
     try:
         data = json.loads(args.file.read_text(encoding="utf-8"))
     except OSError as exc:
-        print(f"cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        print(say(N_("cannot read {path}: {why}"), path=args.file, why=exc.strerror or exc), file=sys.stderr)
         return 1
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        print(f"{args.file} is not a JSON file: {exc}", file=sys.stderr)
+        print(say(N_("{path} is not a JSON file: {error}"), path=args.file, error=exc), file=sys.stderr)
         return 1
     store = _store(args)
     try:
         game_id = store.import_game(data)
     except StoreError as exc:
-        print(f"{args.file} was not imported: {exc}", file=sys.stderr)
+        print(
+            say(N_("{path} was not imported: {why}"), path=args.file, why=say_text(str(exc))), file=sys.stderr
+        )
         return 1
     finally:
         store.close()
-    print(f"imported as game {game_id}")
+    print(say(N_("imported as game {id}"), id=game_id))
     return 0
 
 
@@ -132,17 +139,23 @@ def resume_game(args: argparse.Namespace) -> int:
     try:
         record = store.game(args.id)
         if record is None:
-            print(f"there is no game {args.id} (see `tablepi games list`)", file=sys.stderr)
+            print(say(N_("there is no game {id} (see `tablepi games list`)"), id=args.id), file=sys.stderr)
             return 1
         store.resume_game(args.id)
     except StoreError as exc:
-        print(f"game {args.id} was not resumed: {exc}", file=sys.stderr)
+        print(
+            say(N_("game {id} was not resumed: {why}"), id=args.id, why=say_text(str(exc))), file=sys.stderr
+        )
         return 1
     finally:
         store.close()
     # A table already running keeps the game it holds until it restarts; its
     # set-up page resumes a game at once.
     print(
-        f"game {args.id} ({record.kind}) is on the table again; `tablepi run` takes it up where it was left"
+        say(
+            N_("game {id} ({kind}) is on the table again; `tablepi run` takes it up where it was left"),
+            id=args.id,
+            kind=record.kind,
+        )
     )
     return 0

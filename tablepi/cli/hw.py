@@ -14,6 +14,9 @@ import threading
 import time
 from pathlib import Path
 
+from tablepi.cli import say, say_text
+from tablepi.i18n import N_
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("hw", help="check the table's hardware")
@@ -34,15 +37,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 class _Report:
+    """Each part's result, a line each; ``part`` and ``text`` already in the reader's language."""
+
     def __init__(self) -> None:
         self.failures: list[str] = []
 
     def ok(self, part: str, text: str) -> None:
-        print(f"  ok    {part}: {text}", flush=True)
+        mark = say(N_("ok"))
+        print(f"  {mark:<5} {part}: {text}", flush=True)
 
     def fail(self, part: str, text: str) -> None:
         self.failures.append(part)
-        print(f"  FAIL  {part}: {text}", flush=True)
+        mark = say(N_("FAIL"))
+        print(f"  {mark:<5} {part}: {text}", flush=True)
 
     def info(self, text: str) -> None:
         print(f"        {text}", flush=True)
@@ -55,19 +62,22 @@ def run_test(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config)
     except ConfigError as exc:
-        print(exc, file=sys.stderr)
+        from tablepi.i18n import system_language
+
+        print(exc.text(system_language()), file=sys.stderr)
         return 1
     simulate = bool(args.simulate)
     if not simulate and not on_pi():
-        print("This is not a Raspberry Pi: testing in simulation mode (as with --simulate).")
+        print(say(N_("This is not a Raspberry Pi: testing in simulation mode (as with --simulate).")))
         simulate = True
-    print(f"TablePi hardware test ({'simulation' if simulate else 'Raspberry Pi'})", flush=True)
+    mode = say(N_("simulation")) if simulate else "Raspberry Pi"
+    print(say(N_("TablePi hardware test ({mode})"), mode=mode), flush=True)
     report = _Report()
     events: queue.Queue = queue.Queue()
     devices = open_devices(cfg, simulate, on_camera_event=lambda kind, msg: events.put((kind, msg)))
     try:
         for message in devices.messages:
-            report.info(message)
+            report.info(say_text(message))
         _test_buttons(devices, cfg, simulate, args.timeout, report)
         _test_display(devices, cfg, report)
         _test_buzzer(devices, report)
@@ -75,25 +85,34 @@ def run_test(args: argparse.Namespace) -> int:
     finally:
         devices.close()
     if report.failures:
-        print(f"\n{len(report.failures)} part(s) need attention: {', '.join(report.failures)}")
+        parts = ", ".join(report.failures)
+        print("\n" + say(N_("{n} part(s) need attention: {parts}"), n=len(report.failures), parts=parts))
         return 1
-    print("\nAll parts working.")
+    print("\n" + say(N_("All parts working.")))
     return 0
 
 
 def _test_buttons(devices, cfg, simulate: bool, timeout: float, report: _Report) -> None:
     buttons = devices.buttons
     if buttons is None:
-        report.fail("buttons", "could not be opened (see above)")
+        report.fail(say(N_("buttons")), say(N_("could not be opened (see above)")))
         return
     presses: queue.Queue = queue.Queue()
     buttons.when_input = lambda name, long: presses.put((name, long))
 
     def expect(name: str, long: bool) -> None:
         pin = buttons.pins[name]
-        kind = "hold" if long else "press"
-        what = f"{kind} button {name} (GPIO{pin})" + (f" for {buttons.hold_time:g} s" if long else "")
-        print(f"  ..    {what[0].upper() + what[1:]} ...", flush=True)
+        if long:
+            what = say(
+                N_("Hold button {name} (GPIO{pin}) for {seconds} s ..."),
+                name=name,
+                pin=pin,
+                seconds=f"{buttons.hold_time:g}",
+            )
+        else:
+            what = say(N_("Press button {name} (GPIO{pin}) ..."), name=name, pin=pin)
+        part = say(N_("button {name}"), name=name)
+        print(f"  ..    {what}", flush=True)
         if simulate:
             from hardware import sim
 
@@ -105,15 +124,27 @@ def _test_buttons(devices, cfg, simulate: bool, timeout: float, report: _Report)
                 got_name, got_long = presses.get(timeout=max(0.0, left))
             except queue.Empty:
                 report.fail(
-                    f"button {name}",
-                    f"no press within {timeout:g} s: check GPIO{pin} (BCM) to one leg of the button, "
-                    "the other leg to GND",
+                    part,
+                    say(
+                        N_(
+                            "no press within {seconds} s: check GPIO{pin} (BCM) to one leg of the button, "
+                            "the other leg to GND"
+                        ),
+                        seconds=f"{timeout:g}",
+                        pin=pin,
+                    ),
                 )
                 return
             if got_name == name and got_long == long:
-                report.ok(f"button {name}", ("long press" if long else "press") + f" on GPIO{pin}")
+                pressed = N_("long press on GPIO{pin}") if long else N_("press on GPIO{pin}")
+                report.ok(part, say(pressed, pin=pin))
                 return
-            report.info(f"got {'a long press of ' if got_long else ''}{got_name}; waiting for {name}")
+            got = (
+                N_("got a long press of {got}; waiting for {name}")
+                if got_long
+                else N_("got {got}; waiting for {name}")
+            )
+            report.info(say(got, got=got_name, name=name))
 
     for name in buttons.names:
         expect(name, False)
@@ -128,31 +159,46 @@ def _test_display(devices, cfg, report: _Report) -> None:
         display.test_pattern()
         lit = sum(display.image.convert("L").histogram()[1:])
     except Exception as exc:
-        report.fail("OLED", f"drawing failed: {exc}")
+        report.fail("OLED", say(N_("drawing failed: {error}"), error=exc))
         return
     if display.simulated:
-        where = "no OLED (simulated screen)" if devices.simulated else "NO OLED FOUND, drawn on a stand-in"
-        text = f"test pattern drawn, {lit} pixels lit, {where}"
         if devices.simulated:
-            report.ok("OLED", text)
+            report.ok(
+                "OLED", say(N_("test pattern drawn, {lit} pixels lit, no OLED (simulated screen)"), lit=lit)
+            )
         else:
             report.fail(
                 "OLED",
-                f"{text}; check I2C is enabled (raspi-config nonint do_i2c 0), SDA to GPIO2, SCL to GPIO3, "
-                f"and `i2cdetect -y {cfg.display.port}` shows 0x{cfg.display.address:02X}",
+                say(
+                    N_(
+                        "test pattern drawn, {lit} pixels lit, NO OLED FOUND, drawn on a stand-in; "
+                        "check I2C is enabled (raspi-config nonint do_i2c 0), SDA to GPIO2, SCL to GPIO3, "
+                        "and `i2cdetect -y {port}` shows {address}"
+                    ),
+                    lit=lit,
+                    port=cfg.display.port,
+                    address=f"0x{cfg.display.address:02X}",
+                ),
             )
     else:
         report.ok(
             "OLED",
-            f"test pattern drawn on the {cfg.display.driver} at 0x{cfg.display.address:02X}: "
-            "check the border and diagonals are complete",
+            say(
+                N_(
+                    "test pattern drawn on the {driver} at {address}: "
+                    "check the border and diagonals are complete"
+                ),
+                driver=cfg.display.driver,
+                address=f"0x{cfg.display.address:02X}",
+            ),
         )
 
 
 def _test_buzzer(devices, report: _Report) -> None:
     buzzer = devices.buzzer
+    part = say(N_("buzzer"))
     if buzzer.silent:
-        report.ok("buzzer", "none fitted (buzzer.pin = false); sounds are skipped")
+        report.ok(part, say(N_("none fitted (buzzer.pin = false); sounds are skipped")))
         return
     pin = buzzer.device.pin
     clear = getattr(pin, "clear_states", None)
@@ -163,41 +209,69 @@ def _test_buzzer(devices, report: _Report) -> None:
         time.sleep(buzzer.duration(pattern) + 0.2)
     states = getattr(pin, "states", None)
     if states is None:
-        report.ok("buzzer", f"played 'tick' and 'warning' on GPIO{buzzer.pin}: listen for 1 + 3 beeps")
+        report.ok(
+            part, say(N_("played 'tick' and 'warning' on GPIO{pin}: listen for 1 + 3 beeps"), pin=buzzer.pin)
+        )
         return
     # A mock pin records every change, so simulation can count the beeps.
     beeps = sum(1 for state in states[1:] if state.state)
     if beeps == 4:
-        report.ok("buzzer", f"'tick' and 'warning' switched GPIO{buzzer.pin} on 1 + 3 times (simulated)")
+        report.ok(
+            part,
+            say(N_("'tick' and 'warning' switched GPIO{pin} on 1 + 3 times (simulated)"), pin=buzzer.pin),
+        )
     else:
-        report.fail("buzzer", f"expected 4 beeps on the simulated GPIO{buzzer.pin}, counted {beeps}")
+        report.fail(
+            part,
+            say(
+                N_("expected 4 beeps on the simulated GPIO{pin}, counted {beeps}"),
+                pin=buzzer.pin,
+                beeps=beeps,
+            ),
+        )
 
 
 def _test_camera(devices, report: _Report) -> None:
     camera = devices.camera
+    part, reader = say(N_("camera")), say(N_("dice reader"))
     frame = camera.wait_frame(10.0)
     if frame is None:
-        report.fail("camera", f"no frame within 10 s from the {getattr(camera, 'kind', '')} camera")
+        report.fail(
+            part, say(N_("no frame within 10 s from the {kind} camera"), kind=getattr(camera, "kind", ""))
+        )
         return
     height, width = frame.shape[:2]
     first = camera.frames
     time.sleep(0.5)
     rate = (camera.frames - first) * 2
     kind = getattr(camera, "kind", "camera")
-    report.ok("camera", f"{kind} source, {width}x{height}, about {rate} frames/s")
+    report.ok(
+        part,
+        say(
+            N_("{kind} source, {width}x{height}, about {rate} frames/s"),
+            kind=kind,
+            width=width,
+            height=height,
+            rate=rate,
+        ),
+    )
     try:
         from vision import read_dice
     except (ImportError, AttributeError) as exc:
-        report.info(f"dice reader not available ({exc}); skipped reading the dice")
+        report.info(say(N_("dice reader not available ({error}); skipped reading the dice"), error=exc))
         return
     try:
         dice = read_dice(frame)
     except Exception as exc:  # the reader is another part; its failure is reported, not fatal here
-        report.fail("dice reader", f"failed on the camera frame: {exc}")
+        report.fail(reader, say(N_("failed on the camera frame: {error}"), error=exc))
         return
     values = sorted(int(d.value) for d in dice)
-    line = f"{len(values)} dice read: {values}" if values else "no dice seen"
+    line = (
+        say(N_("{count} dice read: {values}"), count=len(values), values=values)
+        if values
+        else say(N_("no dice seen"))
+    )
     truth = getattr(camera.source, "values", None)
     if truth is not None:
-        line += f" (the synthetic dice show {sorted(truth)})"
-    report.ok("dice reader", line)
+        line += " " + say(N_("(the synthetic dice show {values})"), values=sorted(truth))
+    report.ok(reader, line)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tablepi.cli import say, say_text
+from tablepi.i18n import N_
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("outer-space", help="They Came From Outer Space: the set-up checklist")
@@ -22,13 +25,15 @@ def _setup(args: argparse.Namespace) -> int:
         n = int(args.players)
         plan = setup(n)
     except (ValueError, RuleError):
-        print(
-            f"tablepi outer-space setup: the player count must be a whole number from "
-            f"{MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players!r}",
-            file=sys.stderr,
+        problem = say(
+            N_("the player count must be a whole number from {min_players} to {max_players}, not {given}"),
+            min_players=MIN_PLAYERS,
+            max_players=MAX_PLAYERS,
+            given=repr(args.players),
         )
+        print(f"tablepi outer-space setup: {problem}", file=sys.stderr)
         return 2
-    print(f"They Came From Outer Space: set-up for {n} players")
+    print(say(N_("They Came From Outer Space: set-up for {n} players"), n=n))
     for number, step in enumerate(plan.checklist(), 1):
-        print(f"{number}. {step}")
+        print(f"{number}. {say_text(step)}")
     return 0

@@ -15,7 +15,8 @@ import sys
 import threading
 from pathlib import Path
 
-from tablepi.cli import log_to_stderr
+from tablepi.cli import log_to_stderr, say, say_text
+from tablepi.i18n import N_
 
 log = logging.getLogger("tablepi")
 
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         print(exc.text(system_language()), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"cannot read the configuration: {exc}", file=sys.stderr)
+        print(say(N_("cannot read the configuration: {why}"), why=exc), file=sys.stderr)
         return 2
 
     from tablepi.service import Service, sd_notify
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         simulate = True if args.simulate else None
         if args.table_step is not None and not 0 <= args.table_step <= 60:
-            print("--table-step must be 0 to 60 seconds", file=sys.stderr)
+            print(say(N_("--table-step must be 0 to 60 seconds")), file=sys.stderr)
             return 2
         service = Service(
             config,
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             table_step_seconds=args.table_step,
         )
     except (StoreError, OSError) as exc:
-        print(f"cannot start: {exc}", file=sys.stderr)
+        print(say(N_("cannot start: {why}"), why=say_text(str(exc))), file=sys.stderr)
         return 1
 
     from web import create_app
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = make_server(create_app(service), host=host, port=port)
     except OSError as exc:
-        print(f"cannot serve on {host}:{port}: {exc}", file=sys.stderr)
+        print(say(N_("cannot serve on {where}: {why}"), where=f"{host}:{port}", why=exc), file=sys.stderr)
         service.close()
         return 1
     address = web_address(host, server.effective_port)
@@ -122,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
     serving = threading.Thread(target=server.run, name="tablepi-web", daemon=True)
     serving.start()
-    from tablepi.i18n import N_, Said, words
+    from tablepi.i18n import Said, words
 
     # Said in the table's language, as its screen and TV are.
     lang = service.language

@@ -9,6 +9,9 @@ import json
 import sys
 from pathlib import Path
 
+from tablepi.cli import say, say_text
+from tablepi.i18n import N_
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("stats", help="are the dice fair? face counts and a test against a fair die")
@@ -30,21 +33,24 @@ def run(args: argparse.Namespace) -> int:
         try:
             since = parse_since(args.since)
         except ValueError as exc:
-            print(f"tablepi stats: --since is {exc}", file=sys.stderr)
+            print("tablepi stats: " + say(N_("--since is {why}"), why=say_text(str(exc))), file=sys.stderr)
             return 2
     store = _store(args)
     try:
         if args.game is not None:
             record = store.game(args.game)
             if record is None or record.kind != BEAM_ME_UP:
-                print(f"tablepi stats: no game of Beam Me Up numbered {args.game}", file=sys.stderr)
+                print(
+                    "tablepi stats: " + say(N_("no game of Beam Me Up numbered {id}"), id=args.game),
+                    file=sys.stderr,
+                )
                 return 2
         player = args.player
         if player is not None:
             try:
                 player = find_player(store, player)
             except UnknownPlayer as exc:
-                print(f"tablepi stats: {exc.message}", file=sys.stderr)
+                print(f"tablepi stats: {say_text(exc.message)}", file=sys.stderr)
                 return 2
         summary = dice_summary(store, args.game, player, since)
     finally:
@@ -53,13 +59,27 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary))
         return 0
     n, games = summary["dice"], summary["games"]
-    by = f" by {player}" if player else ""
-    print(f"{n:,} dice thrown{by} in {games} game{'s' * (games != 1)}")
+    if player:
+        thrown = (
+            N_("{n} dice thrown by {player} in {games} game")
+            if games == 1
+            else N_("{n} dice thrown by {player} in {games} games")
+        )
+    else:
+        thrown = (
+            N_("{n} dice thrown in {games} game") if games == 1 else N_("{n} dice thrown in {games} games")
+        )
+    print(say(thrown, n=say_text(f"{n:,}"), player=player, games=games))
     total = max(n, 1)
     for face, count in summary["counts"].items():
-        print(f"  {face}: {count:>6,}  {count / total:6.1%}  {'#' * round(60 * count / total)}")
-    print(f"chi-square {summary['chi_square']:.2f} (5 degrees of freedom), p = {summary['p_value']:.3g}")
-    print(summary["words"])
+        # Numbers as the reader's language writes them: "1,234" is 1.234 in German.
+        shown, share = say_text(f"{count:,}"), say_text(f"{count / total:.1%}")
+        print(f"  {face}: {shown:>6}  {share:>6}  {'#' * round(60 * count / total)}")
+    chi_square, p_value = f"{summary['chi_square']:.2f}", f"{summary['p_value']:.3g}"
+    print(
+        say(N_("chi-square {chi_square} (5 degrees of freedom), p = {p}"), chi_square=chi_square, p=p_value)
+    )
+    print(say_text(summary["words"]))
     for row in summary["luck"]:
-        print(row["words"])
+        print(say_text(row["words"]))
     return 0

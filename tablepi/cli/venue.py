@@ -16,7 +16,8 @@ import sys
 import threading
 from pathlib import Path
 
-from tablepi.cli import log_to_stderr
+from tablepi.cli import log_to_stderr, say, say_text
+from tablepi.i18n import N_
 
 log = logging.getLogger("tablepi")
 
@@ -55,24 +56,31 @@ def run(args: argparse.Namespace) -> int:
     try:
         broker = broker_host(args.broker)
     except ValueError as exc:
-        print(f"--broker: expected {exc}, got {args.broker!r}", file=sys.stderr)
+        print(
+            say(
+                N_("--broker: expected {what}, got {given}"), what=say_text(str(exc)), given=repr(args.broker)
+            ),
+            file=sys.stderr,
+        )
         return 2
     if not broker:
-        print("--broker: name the venue's MQTT broker", file=sys.stderr)
+        print(say(N_("--broker: name the venue's MQTT broker")), file=sys.stderr)
         return 2
     port = args.port if args.port is not None else (8883 if args.tls else 1883)
     if not 1 <= port <= 65535 or not 0 <= args.web_port <= 65535:
-        print("ports are 1-65535", file=sys.stderr)
+        print(say(N_("ports are 1-65535")), file=sys.stderr)
         return 2
     if args.ca_file and not Path(args.ca_file).is_file():
-        print(f"--ca-file: no such file: {args.ca_file}", file=sys.stderr)
+        print(say(N_("--ca-file: no such file: {path}"), path=args.ca_file), file=sys.stderr)
         return 2
     password = os.environ.get(PASSWORD_ENV, "")
     if args.password_file is not None:
         try:
             password = args.password_file.read_text().strip()
         except OSError as exc:
-            print(f"--password-file: cannot be read ({exc.strerror or exc})", file=sys.stderr)
+            print(
+                say(N_("--password-file: cannot be read ({why})"), why=exc.strerror or exc), file=sys.stderr
+            )
             return 2
 
     from tablepi.venue import Board, BoardListener
@@ -91,13 +99,14 @@ def run(args: argparse.Namespace) -> int:
             ca_file=args.ca_file,
         )
     except (OSError, ValueError) as exc:
-        print(f"cannot set up the broker connection: {exc}", file=sys.stderr)
+        print(say(N_("cannot set up the broker connection: {why}"), why=say_text(str(exc))), file=sys.stderr)
         return 1
     app = create_board_app(board)
     try:
         server = make_server(app, host=args.web_host, port=args.web_port)
     except OSError as exc:
-        print(f"cannot serve on {args.web_host}:{args.web_port}: {exc}", file=sys.stderr)
+        where = f"{args.web_host}:{args.web_port}"
+        print(say(N_("cannot serve on {where}: {why}"), where=where, why=exc), file=sys.stderr)
         return 1
     listener.start()
 
@@ -112,15 +121,16 @@ def run(args: argparse.Namespace) -> int:
     serving.start()
     from tablepi.cli.run import web_address
 
-    print(f"TablePi venue board on {web_address(args.web_host, server.effective_port)}", flush=True)
-    print(f"listening to the broker at {broker}:{port} (tablepi/+/#)", flush=True)
+    address = web_address(args.web_host, server.effective_port)
+    print(say(N_("TablePi venue board on {address}"), address=address), flush=True)
+    print(say(N_("listening to the broker at {broker} (tablepi/+/#)"), broker=f"{broker}:{port}"), flush=True)
     failed = False
     while not stop.wait(0.5):
         if not serving.is_alive():
             log.error("the web server stopped")
             failed = True
             break
-    print("stopping", flush=True)
+    print(say(N_("stopping")), flush=True)
     board.close()
     listener.close()
     try:

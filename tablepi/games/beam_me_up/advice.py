@@ -359,7 +359,7 @@ class Advisor:
         more dice kept), and the best play if the player stops now."""
         roll = check_dice(dice)
         if type(rolls_left) is not int or not 0 <= rolls_left <= MAX_ROLLS_LEFT:
-            raise RuleError("B11", f"rolls left is 0, 1 or 2, not {rolls_left!r}")
+            raise RuleError("B11", N_("rolls left is 0, 1 or 2, not {n}").format(n=repr(rolls_left)))
         play_value, play = self.play(roll)
         stop_win = float(self._final_values()[_ROLL_INDEX[roll], 1])
         keeps = [KeepAdvice(roll, True, play_value, stop_win)]
@@ -471,7 +471,7 @@ def advise(game: BeamMeUp) -> Advice:
     """The advice for the active player's current roll; RuleError("phase")
     unless the player has rolled and not yet chosen."""
     if game.phase != "rolling" or game.dice is None:
-        raise RuleError("phase", "advice is for a player who has rolled and not yet chosen an option")
+        raise RuleError("phase", N_("advice is for a player who has rolled and not yet chosen an option"))
     return Advisor(Position.from_game(game)).advise(game.dice, MAX_ROLLS - game.roll_number)
 
 

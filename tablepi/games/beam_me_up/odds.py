@@ -42,6 +42,7 @@ from math import factorial
 
 from tablepi.games.beam_me_up.options import SORTED_ROLLS, TABLE, check_dice
 from tablepi.games.errors import RuleError
+from tablepi.i18n import N_
 
 Roll = tuple[int, ...]  # five die values, sorted
 MAX_ROLLS_LEFT = 2  # a turn's first roll leaves two more (B11)
@@ -142,8 +143,10 @@ def check_target(target: object) -> str:
         return target
     raise RuleError(
         "target",
-        f"unknown target {target!r}; one of pair, triplet, four, five (optionally :1..6), "
-        "two-pairs, full-house, small-straight, big-straight",
+        N_(
+            "unknown target {target}; one of pair, triplet, four, five (optionally :1..6), "
+            "two-pairs, full-house, small-straight, big-straight"
+        ).format(target=repr(target)),
     )
 
 
@@ -183,7 +186,7 @@ def _tables(target: str) -> tuple[list[dict[Roll, int]], list[dict[Roll, int]]]:
 
 def _rolls_left(rolls_left: object) -> int:
     if type(rolls_left) is not int or not 0 <= rolls_left <= MAX_ROLLS_LEFT:
-        raise RuleError("B11", f"rolls left is 0, 1 or 2, not {rolls_left!r}")
+        raise RuleError("B11", N_("rolls left is 0, 1 or 2, not {n}").format(n=repr(rolls_left)))
     return rolls_left
 
 
@@ -192,11 +195,16 @@ def check_keep(roll: Roll, keep: Iterable[int]) -> Roll:
     try:
         kept = tuple(sorted(keep))
     except TypeError:
-        raise RuleError("B11", "the dice kept are die values") from None
+        raise RuleError("B11", N_("the dice kept are die values")) from None
     rest = list(roll)
     for value in kept:
         if value not in rest:
-            raise RuleError("B11", f"the dice kept {list(kept)} are not all in the roll {list(roll)}")
+            raise RuleError(
+                "B11",
+                N_("the dice kept {kept} are not all in the roll {roll}").format(
+                    kept=list(kept), roll=list(roll)
+                ),
+            )
         rest.remove(value)
     return kept
 
@@ -218,7 +226,7 @@ def probability(
         return Fraction(best[left][roll], _WHOLE**left)
     kept = check_keep(roll, keep)
     if left == 0:
-        raise RuleError("B11", "no rolls are left: there is nothing to keep the dice for")
+        raise RuleError("B11", N_("no rolls are left: there is nothing to keep the dice for"))
     return Fraction(after_keep[left][kept], _WHOLE**left)
 
 
