@@ -75,7 +75,7 @@ def test_dice_read_eval_calibrate(run, tmp_path: Path, shared_dir: Path) -> None
         }
     labels["roll1.png"]["dice"][0]["value"] = 6 if labels["roll1.png"]["dice"][0]["value"] != 6 else 1
     (tmp_path / "labels.json").write_text(json.dumps(labels))
-    argv = ("dice", "eval", "--misread", "--confusion", str(tmp_path))
+    argv = ("dice", "eval", "--misread", "--confusion", str(tmp_path), str(tmp_path))
     (de_code, de_out, _), (en_code, en_out, _) = both(run, *argv)
     assert de_code == en_code == 0
     assert (
@@ -86,8 +86,27 @@ def test_dice_read_eval_calibrate(run, tmp_path: Path, shared_dir: Path) -> None
     assert "roll1.png" in de_out and ": beschriftet " in de_out and ", gelesen " in de_out
     assert_none_of(de_out, ["reliability", "labelled", "read as", ", read "])
     assert "reliability (confidence bin" in en_out and "labelled" in en_out
-    # The figure table, its heading included, is the same in both.
-    assert de_out.splitlines()[-2:] == en_out.splitlines()[-2:]
+    # The figure table: its words in German, its figures as Python prints them, in columns.
+    de_table, en_table = de_out.splitlines()[-4:], en_out.splitlines()[-4:]
+    assert (
+        en_table[0].split() == "dataset die acc image acc precision recall right refused wrong photos".split()
+    )
+    assert de_table[0].split() == (
+        "Datensatz je Würfel je Foto Präzision Trefferquote richtig abgelehnt falsch Fotos".split()
+    )
+    assert de_table[1].split() == en_table[1].split() and de_table[1].split()[0] == tmp_path.name
+    assert en_table[3].split()[0] == "mean" and de_table[3].split()[0] == "Mittel"
+    assert de_table[3].split()[1:] == en_table[3].split()[1:]
+    # Each figure ends under its heading: the mean row is the heading but its photo count.
+    assert len(de_table[0]) - len(de_table[3]) == len(en_table[0]) - len(en_table[3]) == len("  photos")
+    assert re.fullmatch(r"[\w-]+( +\d\.\d{3}){7} +2", de_table[1]), de_table[1]
+    argv = ("dice", "robust", "--transform", "rotate 15", str(tmp_path))
+    (de_code, de_out, _), (en_code, en_out, _) = both(run, *argv)
+    assert de_code == en_code == 0
+    de_lines, en_lines = de_out.splitlines(), en_out.splitlines()
+    assert de_lines[0].startswith("gedreht 15 ") and en_lines[0].startswith("rotate 15 ")
+    assert de_lines[1].startswith("wie aufgenommen ") and en_lines[1].startswith("as taken ")
+    assert de_lines[0].split()[2] == en_lines[0].split()[2]  # the accuracy, as printed
     german, english = (
         run(GERMAN, "dice", "eval", "--json", str(tmp_path)),
         run(ENGLISH, "dice", "eval", "--json", str(tmp_path)),
@@ -155,7 +174,15 @@ def test_bmu_options_layout_odds_advise(run) -> None:
     (_, de_out, _), (_, en_out, _) = both(run, *argv)
     assert de_out.splitlines()[0] == "1 1 3 4 6, noch 2 Würfe, zuerst 3 4 beiseite:"
     assert en_out.splitlines()[0] == "1 1 3 4 6, 2 rolls left, keeping 3 4 first:"
-    assert de_out.splitlines()[1:] == en_out.splitlines()[1:]  # the target and its chance
+    # The target in German, its chance as printed.
+    assert de_out.splitlines()[1] == "  Kleine Straße            160/243  = 0.6584"
+    assert en_out.splitlines()[1] == "  small-straight            160/243  = 0.6584"
+    (_, de_out, _), (_, en_out, _) = both(run, "bmu", "odds", "1", "1", "3", "4", "6", "--rolls-left", "1")
+    de_lines, en_lines = de_out.splitlines(), en_out.splitlines()
+    assert de_lines[1].split() == ["Pärchen", "1", "=", "1.0000"] and en_lines[1].split()[0] == "pair"
+    assert de_lines[4].split()[0] == "Pärchen:3" and en_lines[4].split()[0] == "pair:3"
+    assert [line.split()[-1] for line in de_lines[1:]] == [line.split()[-1] for line in en_lines[1:]]
+    assert_none_of(de_out, ["pair", "triplet", "four", "five", "full-house", "straight"])
     (_, _, de_err), (_, _, en_err) = both(run, "bmu", "odds", "1", "1", "3", "4", "6", "--target", "nope")
     assert de_err.startswith("tablepi bmu: unbekanntes Ziel 'nope'; eines von pair,")
     assert en_err.startswith("tablepi bmu: unknown target 'nope'; one of pair,")

@@ -11,11 +11,27 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+def N_(text: str) -> str:
+    """Marks ``text`` for translation (by the table's catalog, which the reader does not import)."""
+    return text
+
+
+def english(template: str, **fields: object) -> str:
+    """A marked line with its fields filled in, in English; `tablepi bench` passes its own
+    ``say`` (``args.say``), which says it in the system's language."""
+    return template.format(**fields)
+
+
+Say = Callable[..., str]
+
 
 # The labelled photos beside the project (as the tests' ``shared_dir`` finds them).
 DATASETS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
@@ -24,16 +40,18 @@ PI_FRAME = (3280, 2464)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--datasets", type=Path, default=DATASETS, help=f"default {DATASETS}")
-    parser.add_argument("--photos", type=int, default=0, help="photos per dataset (default 0: all)")
-    parser.add_argument("--large", type=int, default=20, help="photos enlarged to 8 MP (default 20)")
-    parser.add_argument("--frames", type=int, default=30, help="rendered frames (default 30)")
+    parser.add_argument(
+        "--datasets", type=Path, default=DATASETS, help=N_("the labelled photos (default %(default)s)")
+    )
+    parser.add_argument("--photos", type=int, default=0, help=N_("photos per dataset (default 0: all)"))
+    parser.add_argument("--large", type=int, default=20, help=N_("photos enlarged to 8 MP (default 20)"))
+    parser.add_argument("--frames", type=int, default=30, help=N_("rendered frames (default 30)"))
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--rolls",
         type=int,
         default=-1,
-        help="photos per dataset read as a table's rolls (default all; 0: none)",
+        help=N_("photos per dataset read as a table's rolls (default all; 0: none)"),
     )
 
 
@@ -71,26 +89,39 @@ def time_rolls(frames: list[np.ndarray], counts: list[int | None]) -> tuple[np.n
     return np.array(calibrated), np.array(not_yet)
 
 
-def roll_summary(label: str, calibrated: np.ndarray, not_yet: np.ndarray) -> str:
+def roll_summary(label: str, calibrated: np.ndarray, not_yet: np.ndarray, say: Say = english) -> str:
     """One line of a table's roll times: calibrated rolls, then the rest."""
     import numpy as np
 
     def figures(ms: np.ndarray) -> str:
         if not len(ms):
-            return "none"
-        return f"median {np.median(ms):.1f} ms, p95 {np.percentile(ms, 95):.1f} ms ({len(ms)} rolls)"
+            return say(N_("none"))
+        fields = {"median": f"{np.median(ms):.1f}", "p95": f"{np.percentile(ms, 95):.1f}", "rolls": len(ms)}
+        return say(N_("median {median} ms, p95 {p95} ms ({rolls} rolls)"), **fields)
 
-    return f"{label} as a table's rolls: calibrated {figures(calibrated)}; uncalibrated {figures(not_yet)}"
+    return say(
+        N_("{label} as a table's rolls: calibrated {calibrated}; uncalibrated {uncalibrated}"),
+        label=label,
+        calibrated=figures(calibrated),
+        uncalibrated=figures(not_yet),
+    )
 
 
-def summary(label: str, wall: np.ndarray, cpu: np.ndarray) -> str:
+def summary(label: str, wall: np.ndarray, cpu: np.ndarray, say: Say = english) -> str:
     """One line of figures; CPU time is given too: on a busy machine it is the steadier figure."""
     import numpy as np
 
-    return (
-        f"{label}: median {np.median(wall):.1f} ms, p95 {np.percentile(wall, 95):.1f} ms "
-        f"per frame (CPU median {np.median(cpu):.1f} ms, p95 {np.percentile(cpu, 95):.1f} ms; "
-        f"{len(wall)} frames)"
+    return say(
+        N_(
+            "{label}: median {median} ms, p95 {p95} ms per frame (CPU median {cpu_median} ms, p95 "
+            "{cpu_p95} ms; {frames} frames)"
+        ),
+        label=label,
+        median=f"{np.median(wall):.1f}",
+        p95=f"{np.percentile(wall, 95):.1f}",
+        cpu_median=f"{np.median(cpu):.1f}",
+        cpu_p95=f"{np.percentile(cpu, 95):.1f}",
+        frames=len(wall),
     )
 
 
@@ -116,9 +147,10 @@ def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)
     root = Path(getattr(args, "datasets", DATASETS))
     sets = sorted(p for p in root.iterdir() if (p / "test").is_dir()) if root.is_dir() else []
-    print("dice reader, one thread")
+    say: Say = getattr(args, "say", english)
+    print(say(N_("dice reader, one thread")))
     if not sets:
-        print(f"labelled photos: skipped, {root} not found")
+        print(say(N_("labelled photos: skipped, {folder} not found"), folder=root))
     pooled = []
     for folder in sets:
         frames = photos(folder / "test", int(getattr(args, "photos", 0)))
@@ -127,10 +159,13 @@ def run(args: argparse.Namespace) -> int:
         h, w = frames[0].shape[:2]
         wall, cpu = time_frames(frames)
         pooled.append(wall)
-        print(summary(f"{folder.name}/test photos ({w}x{h})", wall, cpu))
+        print(
+            summary(say(N_("{set}/test photos ({size})"), set=folder.name, size=f"{w}x{h}"), wall, cpu, say)
+        )
     if pooled:
         every = np.concatenate(pooled)
-        print(f"all test photos: median {np.median(every):.1f} ms, p95 {np.percentile(every, 95):.1f} ms")
+        fields = {"median": f"{np.median(every):.1f}", "p95": f"{np.percentile(every, 95):.1f}"}
+        print(say(N_("all test photos: median {median} ms, p95 {p95} ms"), **fields))
     large_n = int(getattr(args, "large", 20))
     if sets and large_n:
         large = []
@@ -138,7 +173,8 @@ def run(args: argparse.Namespace) -> int:
         for folder in sets:
             for f in photos(folder / "test", per_set):
                 large.append(cv2.resize(f, PI_FRAME, interpolation=cv2.INTER_CUBIC))
-        print(summary(f"test photos enlarged to {PI_FRAME[0]}x{PI_FRAME[1]}", *time_frames(large)))
+        label = say(N_("test photos enlarged to {size}"), size=f"{PI_FRAME[0]}x{PI_FRAME[1]}")
+        print(summary(label, *time_frames(large), say))
     rng = np.random.default_rng(int(getattr(args, "seed", 7)))
     kinds = ["plain", "wood", "cloth", "speckle", "tray"]
     frames_n = max(5, int(getattr(args, "frames", 30)))
@@ -146,7 +182,8 @@ def run(args: argparse.Namespace) -> int:
         scene(640, 480, [int(v) for v in rng.integers(1, 7, 5)], 48, rng, kinds[i % len(kinds)])[0]
         for i in range(frames_n)
     ]
-    print(summary("rendered 640x480 frames (the simulated camera)", *time_frames(rendered)))
+    label = say(N_("rendered {size} frames (the simulated camera)"), size="640x480")
+    print(summary(label, *time_frames(rendered), say))
     rolls = int(getattr(args, "rolls", -1))
     for folder in sets if rolls else []:
         paths = sorted((folder / "test").glob("*.jpg"))[: rolls if rolls > 0 else None]
@@ -155,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         read = [(f, n) for f, n in read if f is not None]
         if read:
             frames, known = zip(*read, strict=True)
-            print(roll_summary(f"{folder.name}/test", *time_rolls(list(frames), list(known))))
+            print(roll_summary(f"{folder.name}/test", *time_rolls(list(frames), list(known)), say))
     return 0
 
 

@@ -20,6 +20,12 @@ from vision.datasets import Photo
 Transform = Callable[[np.ndarray, Photo], tuple[np.ndarray, Photo]]
 
 
+def N_(text: str) -> str:
+    """Marks a transform's name for the players' catalog (tablepi/locale), where `tablepi
+    dice robust` shows it in the system's language; it is typed as it is written here."""
+    return text
+
+
 def _boxes(photo: Photo, move: Callable[[float, float], tuple[float, float]], scale: float) -> Photo:
     """The photo's labels with each box centre moved by ``move`` and its side scaled."""
     dice = []
@@ -112,21 +118,21 @@ def noise(sigma: float) -> Transform:
 
 
 TRANSFORMS: dict[str, Transform] = {
-    "scale 0.5": scale(0.5),
-    "scale 0.75": scale(0.75),
-    "scale 1.5": scale(1.5),
-    "scale 2": scale(2.0),
-    "scale 3": scale(3.0),
-    "scale 4": scale(4.0),
-    "rotate 15": rotate(15),
-    "rotate 30": rotate(30),
-    "rotate 45": rotate(45),
-    "blur 1 at 2x": blur_at_2x(1.0),
-    "jpeg 35": jpeg(35),
-    "gamma 0.6": gamma(0.6),
-    "gamma 1.6": gamma(1.6),
-    "colour cast": colour_cast((1.25, 1.0, 0.75)),
-    "noise 8": noise(8.0),
+    N_("scale 0.5"): scale(0.5),
+    N_("scale 0.75"): scale(0.75),
+    N_("scale 1.5"): scale(1.5),
+    N_("scale 2"): scale(2.0),
+    N_("scale 3"): scale(3.0),
+    N_("scale 4"): scale(4.0),
+    N_("rotate 15"): rotate(15),
+    N_("rotate 30"): rotate(30),
+    N_("rotate 45"): rotate(45),
+    N_("blur 1 at 2x"): blur_at_2x(1.0),
+    N_("jpeg 35"): jpeg(35),
+    N_("gamma 0.6"): gamma(0.6),
+    N_("gamma 1.6"): gamma(1.6),
+    N_("colour cast"): colour_cast((1.25, 1.0, 0.75)),
+    N_("noise 8"): noise(8.0),
 }
 
 

@@ -27,6 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tablepi.bench import row
+from tablepi.cli import say
+from tablepi.i18n import N_
 from web.server import DEFAULT_VIEWERS, SPARE_THREADS
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
@@ -35,12 +38,18 @@ TARGET_MEMORY_MB = 150.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--clients", type=int, default=50, help="live event-stream viewers (default 50)")
-    parser.add_argument("--rate", type=float, default=20.0, help="commands per second (default 20)")
-    parser.add_argument("--seconds", type=float, default=60.0, help="how long to send commands (default 60)")
-    parser.add_argument("--threads", type=int, default=None, help="server threads (default: as tablepi run)")
+    parser.add_argument("--clients", type=int, default=50, help=N_("live event-stream viewers (default 50)"))
+    parser.add_argument("--rate", type=float, default=20.0, help=N_("commands per second (default 20)"))
     parser.add_argument(
-        "--no-camera", action="store_true", help="leave the synthetic camera off (measure the web part alone)"
+        "--seconds", type=float, default=60.0, help=N_("how long to send commands (default 60)")
+    )
+    parser.add_argument(
+        "--threads", type=int, default=None, help=N_("server threads (default: as tablepi run)")
+    )
+    parser.add_argument(
+        "--no-camera",
+        action="store_true",
+        help=N_("leave the synthetic camera off (measure the web part alone)"),
     )
 
 
@@ -198,7 +207,7 @@ def _cpu_seconds(pid: int) -> float | None:
 def run(args: argparse.Namespace) -> int:
     clients, rate, seconds = args.clients, args.rate, args.seconds
     if clients < 1 or rate <= 0 or seconds <= 0:
-        print("clients, rate and seconds must be positive", file=sys.stderr)
+        print(say(N_("clients, rate and seconds must be positive")), file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="tablepi-bench-web-") as tmp:
         data_dir = Path(tmp)
@@ -209,7 +218,12 @@ def run(args: argparse.Namespace) -> int:
         if not threads and clients > DEFAULT_VIEWERS:
             # More viewers than `tablepi run` is sized for: give each a thread.
             threads = clients + SPARE_THREADS
-            print(f"{clients} viewers: serving with {threads} threads", flush=True)
+            print(
+                say(
+                    N_("{clients} viewers: serving with {threads} threads"), clients=clients, threads=threads
+                ),
+                flush=True,
+            )
         camera = "0" if getattr(args, "no_camera", False) else "1"
         cmd = [sys.executable, "-m", "web.bench", "serve", str(data_dir), str(threads), camera]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -222,7 +236,8 @@ def run(args: argparse.Namespace) -> int:
             if not line.startswith("PORT "):
                 child.wait(10)
                 err = log_path.read_text(errors="replace")
-                print(f"the server did not start: {line.strip()} {err.strip()[-2000:]}", file=sys.stderr)
+                said = say(N_("the server did not start: {why}"), why=f"{line.strip()} {err.strip()[-2000:]}")
+                print(said, file=sys.stderr)
                 return 1
             port = int(line.split()[1])
             return _measure(child, port, pin, clients, rate, seconds)
@@ -239,15 +254,20 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
     new_game = {"type": "new_game", "kind": "outer_space", "settings": {"players": PLAYERS}}
     status, state = commander.send(new_game)
     if status != 200:
-        print(f"could not start a game: {status} {state}", file=sys.stderr)
+        print(say(N_("could not start a game: {why}"), why=f"{status} {state}"), file=sys.stderr)
         return 1
     rss_start = _memory_kb(child.pid, "VmRSS")
     viewers = Viewers(port, clients)
     if not viewers.wait_connected(30):
-        print(f"only {sum(viewers.connected)} of {clients} viewers connected", file=sys.stderr)
+        fields = {"connected": sum(viewers.connected), "clients": clients}
+        print(say(N_("only {connected} of {clients} viewers connected"), **fields), file=sys.stderr)
         viewers.close()
         return 1
-    print(f"{clients} viewers connected; sending {rate:g} commands/s for {seconds:g} s ...", flush=True)
+    fields = {"clients": clients, "rate": f"{rate:g}", "seconds": f"{seconds:g}"}
+    print(
+        say(N_("{clients} viewers connected; sending {rate} commands/s for {seconds} s ..."), **fields),
+        flush=True,
+    )
 
     # The mission timer started and paused in turn: always legal, one "state" event each.
     sent: dict[int, float] = {}
@@ -296,35 +316,46 @@ def _measure(child: subprocess.Popen, port: int, pin: str, clients: int, rate: f
                 lost += 1
     p50, p99 = _percentile(delays, 50), _percentile(delays, 99)
     peak_mb = (hwm or peak_rss) / 1024
-    print(f"commands sent:    {len(sent)} accepted, {refused} refused, {len(sent) / elapsed:.1f}/s achieved")
-    print(f"events delivered: {len(delays)} of {len(sent) * clients} ({clients} viewers)")
-    print(f"events lost:      {lost}   (goal 0)")
-    print(f"fresh states:     {sum(viewers.fresh_states)} (viewers that fell behind)")
-    print(f"delay p50:        {p50:.1f} ms")
-    print(f"delay p99:        {p99:.1f} ms   (goal < {TARGET_P99_MS:.0f} ms)")
-    print(f"delay max:        {max(delays, default=float('nan')):.1f} ms")
+    fields = {"sent": len(sent), "refused": refused, "rate": f"{len(sent) / elapsed:.1f}"}
     print(
-        f"command answered: p50 {_percentile(answered, 50):.1f} ms, p99 {_percentile(answered, 99):.1f} ms"
-        " (includes the durable commit)"
+        row(N_("commands sent"), say(N_("{sent} accepted, {refused} refused, {rate}/s achieved"), **fields))
     )
-    print(f"event after answer: p99 {_percentile(after_answer, 99):.1f} ms (the fan-out to the viewers)")
+    fields = {"delivered": len(delays), "events": len(sent) * clients, "clients": clients}
+    print(row(N_("events delivered"), say(N_("{delivered} of {events} ({clients} viewers)"), **fields)))
+    print(row(N_("events lost"), say(N_("{lost}   (goal 0)"), lost=lost)))
+    fresh = sum(viewers.fresh_states)
+    print(row(N_("fresh states"), say(N_("{fresh} (viewers that fell behind)"), fresh=fresh)))
+    print(row(N_("delay p50"), f"{p50:.1f} ms"))
+    fields = {"ms": f"{p99:.1f}", "goal": f"{TARGET_P99_MS:.0f}"}
+    print(row(N_("delay p99"), say(N_("{ms} ms   (goal < {goal} ms)"), **fields)))
+    print(row(N_("delay max"), f"{max(delays, default=float('nan')):.1f} ms"))
+    fields = {"p50": f"{_percentile(answered, 50):.1f}", "p99": f"{_percentile(answered, 99):.1f}"}
+    print(
+        row(
+            N_("command answered"),
+            say(N_("p50 {p50} ms, p99 {p99} ms (includes the durable commit)"), **fields),
+        )
+    )
+    said = say(N_("p99 {ms} ms (the fan-out to the viewers)"), ms=f"{_percentile(after_answer, 99):.1f}")
+    print(row(N_("event after answer"), said))
     if hwm or peak_rss:
         start_mb = (rss_start or 0) / 1024
-        print(
-            f"server memory:    peak {peak_mb:.1f} MB (at start {start_mb:.1f} MB)"
-            f"  (goal < {TARGET_MEMORY_MB:.0f} MB)"
-        )
+        fields = {"peak": f"{peak_mb:.1f}", "start": f"{start_mb:.1f}", "goal": f"{TARGET_MEMORY_MB:.0f}"}
+        said = say(N_("peak {peak} MB (at start {start} MB)  (goal < {goal} MB)"), **fields)
+        print(row(N_("server memory"), said))
     else:
-        print("server memory:    not measurable on this system (no /proc)")
+        print(row(N_("server memory"), say(N_("not measurable on this system (no /proc)"))))
     if cpu_start is not None and cpu_end is not None:
-        print(f"server CPU:       {100 * (cpu_end - cpu_start) / elapsed:.0f}% of one core")
+        share = f"{100 * (cpu_end - cpu_start) / elapsed:.0f}%"
+        print(row(N_("server CPU"), say(N_("{share} of one core"), share=share)))
     if hasattr(os, "getloadavg"):
-        print(f"machine load:     {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (load inflates delays)")
+        fields = {"load": f"{os.getloadavg()[0]:.1f}", "cpus": os.cpu_count()}
+        print(row(N_("machine load"), say(N_("{load} on {cpus} CPUs (load inflates delays)"), **fields)))
     for error in viewers.errors[:5]:
-        print(f"viewer error: {error}", file=sys.stderr)
+        print(say(N_("viewer error: {error}"), error=error), file=sys.stderr)
     ok = lost == 0 and not refused and not viewers.errors
     met = ok and p99 < TARGET_P99_MS and (not hwm or peak_mb < TARGET_MEMORY_MB)
-    print("targets:          " + ("met" if met else "NOT met"))
+    print(row(N_("targets"), say(N_("met")) if met else say(N_("NOT met"))))
     return 0 if ok else 1
 
 

@@ -13,6 +13,9 @@ import argparse
 import statistics
 import time
 
+from tablepi.cli import say
+from tablepi.i18n import N_
+
 MEDIAN_TARGET_MS = 20.0
 P99_TARGET_MS = 50.0
 
@@ -24,7 +27,7 @@ POSITIONS = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--passes", type=int, default=1, help="passes over the 252 rolls (default 1)")
+    parser.add_argument("--passes", type=int, default=1, help=N_("passes over the 252 rolls (default 1)"))
 
 
 def position(counters: tuple[dict, dict]):
@@ -67,9 +70,23 @@ def run(args: argparse.Namespace) -> int:
     for name, times in [*found.items(), ("all", every)]:
         median, p99 = statistics.median(times), percentile(times, 0.99)
         ok = median <= MEDIAN_TARGET_MS and p99 <= P99_TARGET_MS
-        verdict = "ok" if ok else f"ABOVE the {MEDIAN_TARGET_MS:g}/{P99_TARGET_MS:g} ms target"
+        verdict = (
+            say(N_("ok"))
+            if ok
+            else say(N_("ABOVE the {target} ms target"), target=f"{MEDIAN_TARGET_MS:g}/{P99_TARGET_MS:g}")
+        )
         print(
-            f"advice, 2 rolls left, {name}: median {median:.1f} ms, p99 {p99:.1f} ms, "
-            f"max {max(times):.1f} ms over {len(times)} rolls ({verdict})"
+            say(
+                N_(
+                    "advice, 2 rolls left, {name}: median {median} ms, p99 {p99} ms, max {max} ms over "
+                    "{rolls} rolls ({verdict})"
+                ),
+                name=say(N_("all")) if name == "all" else name,
+                median=f"{median:.1f}",
+                p99=f"{p99:.1f}",
+                max=f"{max(times):.1f}",
+                rolls=len(times),
+                verdict=verdict,
+            )
         )
     return 0

@@ -13,13 +13,16 @@ import random
 import statistics
 import time
 
+from tablepi.cli import say
+from tablepi.i18n import N_
+
 ROLLS_TARGET = 50_000  # rolls/s the camera flow needs with room to spare
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--passes", type=int, default=7, help="passes over the 7776 rolls (default 7)")
-    parser.add_argument("--games", type=int, default=500, help="random games to play (default 500)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed for the games")
+    parser.add_argument("--passes", type=int, default=7, help=N_("passes over the 7776 rolls (default 7)"))
+    parser.add_argument("--games", type=int, default=500, help=N_("random games to play (default 500)"))
+    parser.add_argument("--seed", type=int, default=1, help=N_("random seed for the games"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,10 +39,23 @@ def run(args: argparse.Namespace) -> int:
             options(roll)
         rates.append(len(rolls) / (time.perf_counter() - start))
     best, median = max(rates), statistics.median(rates)
-    verdict = "ok" if median >= ROLLS_TARGET else f"BELOW the {ROLLS_TARGET:,}/s target"
+    verdict = (
+        say(N_("ok"))
+        if median >= ROLLS_TARGET
+        else say(N_("BELOW the {target}/s target"), target=f"{ROLLS_TARGET:,}")
+    )
     print(
-        f"rolls read: {best:,.0f}/s best, {median:,.0f}/s median "
-        f"of {passes} passes over {len(rolls)} rolls ({verdict})"
+        say(
+            N_(
+                "rolls read: {best}/s best, {median}/s median of {passes} passes over {rolls} rolls "
+                "({verdict})"
+            ),
+            best=f"{best:,.0f}",
+            median=f"{median:,.0f}",
+            passes=passes,
+            rolls=len(rolls),
+            verdict=verdict,
+        )
     )
 
     rng = random.Random(getattr(args, "seed", 1))
@@ -50,7 +66,15 @@ def run(args: argparse.Namespace) -> int:
         commands += len(game.commands)
     elapsed = time.perf_counter() - start
     print(
-        f"random games: {games / elapsed:,.0f} games/s ({games} games to the win, 2-4 players, "
-        f"{commands / games:.0f} commands a game, {commands / elapsed:,.0f} commands/s)"
+        say(
+            N_(
+                "random games: {rate} games/s ({games} games to the win, 2-4 players, {commands} commands "
+                "a game, {command_rate} commands/s)"
+            ),
+            rate=f"{games / elapsed:,.0f}",
+            games=games,
+            commands=f"{commands / games:.0f}",
+            command_rate=f"{commands / elapsed:,.0f}",
+        )
     )
     return 0

@@ -26,6 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tablepi.cli import say
+from tablepi.i18n import N_
+
 TARGET_P99_MS = 200.0
 FRIENDS = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal")
 START = 1_767_225_600.0  # 1 January 2026
@@ -34,10 +37,10 @@ PHONE_SHARE = 0.2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rolls", type=int, default=100_000, help="rolls in the store (default 100,000)")
-    parser.add_argument("--requests", type=int, default=40, help="timed requests per page (default 40)")
-    parser.add_argument("--seed", type=int, default=27, help="seed of the random games")
-    parser.add_argument("--dir", help="folder for the temporary store (default: the system's)")
+    parser.add_argument("--rolls", type=int, default=100_000, help=N_("rolls in the store (default 100,000)"))
+    parser.add_argument("--requests", type=int, default=40, help=N_("timed requests per page (default 40)"))
+    parser.add_argument("--seed", type=int, default=27, help=N_("seed of the random games"))
+    parser.add_argument("--dir", help=N_("folder for the temporary store (default: the system's)"))
 
 
 def _seen(dice: list[int], rng: random.Random) -> list[dict[str, Any]]:
@@ -157,7 +160,15 @@ def run(args: argparse.Namespace) -> int:
         games, rolls = fill(data_dir, wanted, int(getattr(args, "seed", 27)))
         size = sum(f.stat().st_size for f in data_dir.iterdir() if f.is_file()) / 1e6
         took = time.perf_counter() - t0
-        print(f"store: {games:,} games, {rolls:,} rolls, {size:.0f} MB, filled in {took:.0f} s")
+        print(
+            say(
+                N_("store: {games} games, {rolls} rolls, {size} MB, filled in {took} s"),
+                games=f"{games:,}",
+                rolls=f"{rolls:,}",
+                size=f"{size:.0f}",
+                took=f"{took:.0f}",
+            )
+        )
         service = Service(from_dict({}), data_dir, simulate=True, camera=False)
         try:
             client = web.create_app(service).test_client()
@@ -172,9 +183,25 @@ def run(args: argparse.Namespace) -> int:
                 median, p99 = statistics.median(times), percentile(times, 0.99)
                 if name == "/stats":
                     worst = p99
-                print(f"GET {name}: median {median:.1f} ms, p99 {p99:.1f} ms over {len(times)} requests")
+                print(
+                    say(
+                        N_("GET {page}: median {median} ms, p99 {p99} ms over {requests} requests"),
+                        page=name,
+                        median=f"{median:.1f}",
+                        p99=f"{p99:.1f}",
+                        requests=len(times),
+                    )
+                )
         finally:
             service.close()
-    verdict = "ok" if worst <= TARGET_P99_MS else "ABOVE the target"
-    print(f"/stats p99 {worst:.1f} ms with {rolls:,} rolls (target < {TARGET_P99_MS:g} ms): {verdict}")
+    verdict = say(N_("ok")) if worst <= TARGET_P99_MS else say(N_("ABOVE the target"))
+    print(
+        say(
+            N_("/stats p99 {p99} ms with {rolls} rolls (target < {target} ms): {verdict}"),
+            p99=f"{worst:.1f}",
+            rolls=f"{rolls:,}",
+            target=f"{TARGET_P99_MS:g}",
+            verdict=verdict,
+        )
+    )
     return 0 if worst <= TARGET_P99_MS else 1

@@ -20,13 +20,16 @@ import statistics
 import tempfile
 import time
 
+from tablepi.cli import say
+from tablepi.i18n import N_
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--commands", type=int, default=1000, help="commands to play (default 1000)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the random Beam Me Up games")
-    parser.add_argument("--dir", help="data folder to use (default: a temporary one)")
+    parser.add_argument("--commands", type=int, default=1000, help=N_("commands to play (default 1000)"))
+    parser.add_argument("--seed", type=int, default=1, help=N_("seed of the random Beam Me Up games"))
+    parser.add_argument("--dir", help=N_("data folder to use (default: a temporary one)"))
     parser.add_argument(
-        "--long", type=int, default=50_000, help="commands in one long Outer Space game (0: none)"
+        "--long", type=int, default=50_000, help=N_("commands in one long Outer Space game (0: none)")
     )
 
 
@@ -71,16 +74,31 @@ def run(args: argparse.Namespace) -> int:
     p50 = statistics.median(latencies) * 1000
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
     print(
-        f"table: {total / elapsed:.0f} commands/s through validate + store (synchronous=FULL)"
-        " + apply + publish"
+        say(
+            N_("table: {rate} commands/s through validate + store (synchronous=FULL) + apply + publish"),
+            rate=f"{total / elapsed:.0f}",
+        )
     )
     print(
-        f"  {total} commands in {games} Beam Me Up game(s), {elapsed:.2f} s; "
-        f"latency p50 {p50:.2f} ms, p99 {p99:.2f} ms; {received} events published"
+        say(
+            N_(
+                "  {commands} commands in {games} Beam Me Up game(s), {seconds} s; latency p50 {p50} ms, "
+                "p99 {p99} ms; {events} events published"
+            ),
+            commands=total,
+            games=games,
+            seconds=f"{elapsed:.2f}",
+            p50=f"{p50:.2f}",
+            p99=f"{p99:.2f}",
+            events=received,
+        )
     )
     print(
-        f"  resume after a restart: {resume_ms:.1f} ms "
-        f"(open, check, snapshot + replay to command {resumed_seq})"
+        say(
+            N_("  resume after a restart: {ms} ms (open, check, snapshot + replay to command {seq})"),
+            ms=f"{resume_ms:.1f}",
+            seq=resumed_seq,
+        )
     )
     long = int(getattr(args, "long", 0) or 0)
     if long > 0:
@@ -191,14 +209,44 @@ def long_game(total: int, folder: str | None = None) -> dict[str, float]:
 
 
 def format_long(r: dict[str, float]) -> str:
-    return (
-        f"long game: {r['commands']:.0f} commands in one Outer Space game\n"
-        f"  RSS {r['rss_start_mb']:.1f} MB at the start, {r['rss_early_mb']:.1f} MB after {WINDOW} commands, "
-        f"{r['rss_half_mb']:.1f} MB after {r['commands'] // 2:.0f}, {r['rss_end_mb']:.1f} MB after "
-        f"{r['commands']:.0f}\n"
-        f"  latency first {WINDOW}: p50 {r['early_p50_ms']:.2f} ms, p99 {r['early_p99_ms']:.2f} ms; "
-        f"last {WINDOW}: p50 {r['late_p50_ms']:.2f} ms, p99 {r['late_p99_ms']:.2f} ms\n"
-        f"  40 takebacks in a row at the end: p50 {r['undo_p50_ms']:.2f} ms, "
-        f"slowest {r['undo_max_ms']:.1f} ms\n"
-        f"  latest snapshot {r['snapshot_kb']:.1f} KB; resume after a restart {r['resume_ms']:.1f} ms"
+    return "\n".join(
+        (
+            say(
+                N_("long game: {commands} commands in one Outer Space game"), commands=f"{r['commands']:.0f}"
+            ),
+            say(
+                N_(
+                    "  RSS {start} MB at the start, {early} MB after {window} commands, {half} MB after "
+                    "{half_commands}, {end} MB after {commands}"
+                ),
+                start=f"{r['rss_start_mb']:.1f}",
+                early=f"{r['rss_early_mb']:.1f}",
+                window=WINDOW,
+                half=f"{r['rss_half_mb']:.1f}",
+                half_commands=f"{r['commands'] // 2:.0f}",
+                end=f"{r['rss_end_mb']:.1f}",
+                commands=f"{r['commands']:.0f}",
+            ),
+            say(
+                N_(
+                    "  latency first {window}: p50 {early_p50} ms, p99 {early_p99} ms; last {window}: p50 "
+                    "{late_p50} ms, p99 {late_p99} ms"
+                ),
+                window=WINDOW,
+                early_p50=f"{r['early_p50_ms']:.2f}",
+                early_p99=f"{r['early_p99_ms']:.2f}",
+                late_p50=f"{r['late_p50_ms']:.2f}",
+                late_p99=f"{r['late_p99_ms']:.2f}",
+            ),
+            say(
+                N_("  40 takebacks in a row at the end: p50 {p50} ms, slowest {slowest} ms"),
+                p50=f"{r['undo_p50_ms']:.2f}",
+                slowest=f"{r['undo_max_ms']:.1f}",
+            ),
+            say(
+                N_("  latest snapshot {size} KB; resume after a restart {ms} ms"),
+                size=f"{r['snapshot_kb']:.1f}",
+                ms=f"{r['resume_ms']:.1f}",
+            ),
+        )
     )

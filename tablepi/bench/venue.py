@@ -39,6 +39,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tablepi.bench import row
+from tablepi.cli import say
+from tablepi.i18n import N_
+
 TARGET_P99_MS = 250.0
 TARGET_MEMORY_MB = 150.0
 PLAYER_NAMES = (
@@ -49,15 +53,15 @@ BEANS = ("Klingbohns", "Dark Beans", "Beanliens", "Centauribohnen", "Bohrion", "
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tables", type=int, default=30, help="simulated tables (default 30)")
-    parser.add_argument("--rate", type=float, default=5.0, help="commands a second per table (default 5)")
-    parser.add_argument("--seconds", type=float, default=20.0, help="length of the run (default 20)")
-    parser.add_argument("--workers", type=int, default=2, help="processes the tables run in (default 2)")
+    parser.add_argument("--tables", type=int, default=30, help=N_("simulated tables (default 30)"))
+    parser.add_argument("--rate", type=float, default=5.0, help=N_("commands a second per table (default 5)"))
+    parser.add_argument("--seconds", type=float, default=20.0, help=N_("length of the run (default 20)"))
+    parser.add_argument("--workers", type=int, default=2, help=N_("processes the tables run in (default 2)"))
     parser.add_argument(
         "--latency-commands",
         type=int,
         default=300,
-        help="commands per case for the command latency (0: skip)",
+        help=N_("commands per case for the command latency (0: skip)"),
     )
 
 
@@ -479,7 +483,11 @@ def command_latency(commands: int, folder: str | None) -> dict[str, list[float]]
     silent = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     silent.bind(("127.0.0.1", 0))
     silent.listen(64)  # the kernel completes the handshake; nobody ever answers
-    cases = {"no venue": None, "broker refused": refused_port, "broker silent": silent.getsockname()[1]}
+    cases = {
+        N_("no venue"): None,
+        N_("broker refused"): refused_port,
+        N_("broker silent"): silent.getsockname()[1],
+    }
     results: dict[str, list[float]] = {name: [] for name in cases}
     rounds = 6
     per_round = max(1, commands // rounds)
@@ -507,10 +515,10 @@ def run(args: argparse.Namespace) -> int:
     count, rate, seconds = int(args.tables), float(args.rate), float(args.seconds)
     workers = max(1, min(int(args.workers), count))
     if count < 1 or rate <= 0 or seconds <= 0:
-        print("tables, rate and seconds must be positive", file=sys.stderr)
+        print(say(N_("tables, rate and seconds must be positive")), file=sys.stderr)
         return 2
     if mosquitto_binary() is None:
-        print("mosquitto is not installed (Debian: apt install mosquitto)", file=sys.stderr)
+        print(say(N_("mosquitto is not installed (Debian: apt install mosquitto)")), file=sys.stderr)
         return 1
     folder = fast_folder()
     root = Path(__file__).resolve().parents[2]
@@ -576,25 +584,44 @@ def run(args: argparse.Namespace) -> int:
         sent = sum(r["sent"] for r in results)
         delays = stream.delays
         p50, p99 = _percentile(delays, 50), _percentile(delays, 99)
-        print(f"tables:           {count} in {workers} processes, {rate:g} commands/s each, {seconds:g} s")
+        fields = {"count": count, "workers": workers, "rate": f"{rate:g}", "seconds": f"{seconds:g}"}
         print(
-            f"commands played:  {sent} ({sent / seconds:.0f}/s), {sum(r['refused'] for r in results)} refused"
-        )
-        print(
-            f"board updates:    {len(delays)} commands seen on the board's stream"
-            f" ({stream.messages} messages)"
-        )
-        print(f"board delay p50:  {p50:.1f} ms  (command stamp to the board's stream)")
-        print(f"board delay p99:  {p99:.1f} ms  (goal <= {TARGET_P99_MS:.0f} ms)")
-        print(f"board delay max:  {max(delays, default=float('nan')):.1f} ms")
-        print(f"latest shown:     {len(last) - len(behind)} of {len(last)} tables show their last command")
-        if rss is not None:
-            print(
-                f"board memory:     {rss:.1f} MB RSS, peak {hwm or rss:.1f} MB"
-                f"  (goal < {TARGET_MEMORY_MB:.0f} MB)"
+            row(
+                N_("tables"),
+                say(N_("{count} in {workers} processes, {rate} commands/s each, {seconds} s"), **fields),
             )
-        print(f"schedule:         workers at most {max(r['late_ms'] for r in results):.0f} ms late")
-        print(f"data folders:     {folder or tempfile.gettempdir()}")
+        )
+        refused = sum(r["refused"] for r in results)
+        fields = {"sent": sent, "rate": f"{sent / seconds:.0f}", "refused": refused}
+        print(row(N_("commands played"), say(N_("{sent} ({rate}/s), {refused} refused"), **fields)))
+        fields = {"seen": len(delays), "messages": stream.messages}
+        print(
+            row(
+                N_("board updates"),
+                say(N_("{seen} commands seen on the board's stream ({messages} messages)"), **fields),
+            )
+        )
+        print(
+            row(
+                N_("board delay p50"),
+                say(N_("{ms} ms  (command stamp to the board's stream)"), ms=f"{p50:.1f}"),
+            )
+        )
+        fields = {"ms": f"{p99:.1f}", "goal": f"{TARGET_P99_MS:.0f}"}
+        print(row(N_("board delay p99"), say(N_("{ms} ms  (goal <= {goal} ms)"), **fields)))
+        print(row(N_("board delay max"), f"{max(delays, default=float('nan')):.1f} ms"))
+        fields = {"shown": len(last) - len(behind), "tables": len(last)}
+        print(
+            row(N_("latest shown"), say(N_("{shown} of {tables} tables show their last command"), **fields))
+        )
+        if rss is not None:
+            fields = {"rss": f"{rss:.1f}", "peak": f"{hwm or rss:.1f}", "goal": f"{TARGET_MEMORY_MB:.0f}"}
+            print(
+                row(N_("board memory"), say(N_("{rss} MB RSS, peak {peak} MB  (goal < {goal} MB)"), **fields))
+            )
+        late = f"{max(r['late_ms'] for r in results):.0f}"
+        print(row(N_("schedule"), say(N_("workers at most {ms} ms late"), ms=late)))
+        print(row(N_("data folders"), str(folder or tempfile.gettempdir())))
     latency_ok = True
     if args.latency_commands > 0:
         import logging
@@ -605,19 +632,21 @@ def run(args: argparse.Namespace) -> int:
         base = statistics.median(results_ms["no venue"])
         for name, values in results_ms.items():
             med, p99c = statistics.median(values), _percentile(values, 99)
-            print(
-                f"command latency:  {name:15} p50 {med:.2f} ms  p99 {p99c:.2f} ms  ({len(values)} commands)"
-            )
+            fields = {"p50": f"{med:.2f}", "p99": f"{p99c:.2f}", "commands": len(values)}
+            said = say(N_("p50 {p50} ms  p99 {p99} ms  ({commands} commands)"), **fields)
+            print(row(N_("command latency"), f"{say(name):15} {said}"))
         worst = max(statistics.median(v) for v in results_ms.values())
         latency_ok = worst <= base * 1.25 + 0.2
         print(
-            "                  (a table with its broker unreachable must play as fast as one without a venue)"
+            " " * 18
+            + say(N_("(a table with its broker unreachable must play as fast as one without a venue)"))
         )
     if hasattr(os, "getloadavg"):
-        print(f"machine load:     {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (load inflates delays)")
+        fields = {"load": f"{os.getloadavg()[0]:.1f}", "cpus": os.cpu_count()}
+        print(row(N_("machine load"), say(N_("{load} on {cpus} CPUs (load inflates delays)"), **fields)))
     ok = not behind and not stream.errors
     met = ok and p99 <= TARGET_P99_MS and (hwm or rss or 0) < TARGET_MEMORY_MB and latency_ok
-    print("targets:          " + ("met" if met else "NOT met"))
+    print(row(N_("targets"), say(N_("met")) if met else say(N_("NOT met"))))
     return 0 if ok else 1
 
 

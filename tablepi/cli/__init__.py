@@ -43,7 +43,10 @@ def say_text(english: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tablepi", description="TablePi games-table controller")
+    from tablepi.cli.parser import Parser
+    from tablepi.i18n import N_
+
+    parser = Parser(prog="tablepi", description=N_("TablePi games-table controller"))
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{__name__}.{info.name}")

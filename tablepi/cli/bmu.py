@@ -25,12 +25,12 @@ from tablepi.i18n import N_
 
 # Every target of beam_me_up.odds.TARGETS (a test holds the two together;
 # the odds module is not imported here, so that `tablepi` starts fast).
-TARGET_HELP = (
+TARGET_HELP = N_(
     "one of pair, triplet, four, five (of any value), pair:N, triplet:N, four:N, five:N"
     " (of the value N, 1..6), two-pairs, full-house, small-straight, big-straight"
     " (default: every target)"
 )
-KEEP_HELP = (
+KEEP_HELP = N_(
     "the dice set aside for the first re-roll: after the roll (1 1 3 4 6 --keep 3 4), as one"
     ' argument (--keep "3 4" or --keep 3,4), or before the roll, which is then its last five'
     " values (--keep 3 4 1 1 3 4 6); --keep alone sets nothing aside"
@@ -39,52 +39,56 @@ KEEP_HELP = (
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "bmu", help="Beam Me Up: a roll's options, odds and advice, the advice's duel, board layouts"
+        "bmu", help=N_("Beam Me Up: a roll's options, odds and advice, the advice's duel, board layouts")
     )
     which = parser.add_subparsers(dest="bmu", required=True, metavar="WHAT")
 
-    opts = which.add_parser("options", help="the options of a roll of five dice")
-    opts.add_argument("dice", nargs="*", metavar="DIE", help="five die values, 1..6")
-    opts.add_argument("--json", action="store_true", help="print JSON")
-    opts.add_argument("--all", action="store_true", help="every sorted roll and its options")
+    opts = which.add_parser("options", help=N_("the options of a roll of five dice"))
+    opts.add_argument("dice", nargs="*", metavar="DIE", help=N_("five die values, 1..6"))
+    opts.add_argument("--json", action="store_true", help=N_("print JSON"))
+    opts.add_argument("--all", action="store_true", help=N_("every sorted roll and its options"))
     opts.set_defaults(func=_options)
 
-    lay = which.add_parser("layout", help="check a board layout (a JSON file, or A..D) and show it")
+    lay = which.add_parser("layout", help=N_("check a board layout (a JSON file, or A..D) and show it"))
     lay.add_argument("source", metavar="FILE|BOARD")
-    lay.add_argument("--json", action="store_true", help="print the layout as JSON")
+    lay.add_argument("--json", action="store_true", help=N_("print the layout as JSON"))
     lay.set_defaults(func=_layout)
 
     odds = which.add_parser(
         "odds",
-        help="exact chance of reaching a target in the rolls left",
-        epilog="example: tablepi bmu odds 1 1 3 4 6 --keep 3 4 --target small-straight",
+        help=N_("exact chance of reaching a target in the rolls left"),
+        epilog=N_("example: tablepi bmu odds 1 1 3 4 6 --keep 3 4 --target small-straight"),
     )
-    odds.add_argument("dice", nargs="*", metavar="DIE", help="five die values, 1..6")
-    odds.add_argument("--rolls-left", type=int, default=2, help="re-rolls left, 0..2 (default 2)")
+    odds.add_argument("dice", nargs="*", metavar="DIE", help=N_("five die values, 1..6"))
+    odds.add_argument("--rolls-left", type=int, default=2, help=N_("re-rolls left, 0..2 (default 2)"))
     odds.add_argument("--target", help=TARGET_HELP)
     odds.add_argument("--keep", nargs="*", metavar="DIE", help=KEEP_HELP)
-    odds.add_argument("--json", action="store_true", help="print JSON")
+    odds.add_argument("--json", action="store_true", help=N_("print JSON"))
     odds.set_defaults(func=_odds)
 
-    adv = which.add_parser("advise", help="rank every keep of a roll by the turn's expected value")
-    adv.add_argument("dice", nargs="*", metavar="DIE", help="five die values, 1..6 (not with --game)")
-    adv.add_argument("--game", type=Path, help="a saved game (game JSON or `tablepi games export`)")
-    adv.add_argument("--rolls-left", type=int, default=2, help="re-rolls left, 0..2 (default 2)")
-    adv.add_argument("--board", default="A", help="the player's board, A..D (default A)")
-    adv.add_argument("--counters", nargs="*", default=[], metavar="COL=ROW", help="the player's counters")
+    adv = which.add_parser("advise", help=N_("rank every keep of a roll by the turn's expected value"))
+    adv.add_argument("dice", nargs="*", metavar="DIE", help=N_("five die values, 1..6 (not with --game)"))
+    adv.add_argument("--game", type=Path, help=N_("a saved game (game JSON or `tablepi games export`)"))
+    adv.add_argument("--rolls-left", type=int, default=2, help=N_("re-rolls left, 0..2 (default 2)"))
+    adv.add_argument("--board", default="A", help=N_("the player's board, A..D (default A)"))
+    adv.add_argument("--counters", nargs="*", default=[], metavar="COL=ROW", help=N_("the player's counters"))
     adv.add_argument(
-        "--opponent", nargs="*", action="append", metavar="COL=ROW", help="another player's counters (repeat)"
+        "--opponent",
+        nargs="*",
+        action="append",
+        metavar="COL=ROW",
+        help=N_("another player's counters (repeat)"),
     )
-    adv.add_argument("--top", type=int, default=5, help="how many keeps to show (default 5, 0: all)")
-    adv.add_argument("--json", action="store_true", help="print JSON")
+    adv.add_argument("--top", type=int, default=5, help=N_("how many keeps to show (default 5, 0: all)"))
+    adv.add_argument("--json", action="store_true", help=N_("print JSON"))
     adv.set_defaults(func=_advise)
 
     duel = which.add_parser(
-        "duel", help="two-player games: the advice against keeping the most frequent value"
+        "duel", help=N_("two-player games: the advice against keeping the most frequent value")
     )
-    duel.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
-    duel.add_argument("--seed", type=int, default=1, help="random seed")
-    duel.add_argument("--json", action="store_true", help="print JSON")
+    duel.add_argument("--games", type=int, default=1000, help=N_("games to play (default 1000)"))
+    duel.add_argument("--seed", type=int, default=1, help=N_("random seed"))
+    duel.add_argument("--json", action="store_true", help=N_("print JSON"))
     duel.set_defaults(func=_duel)
 
 
@@ -225,10 +229,22 @@ def _odds(args: argparse.Namespace) -> int:
         print(json.dumps(data))
         return 0
     print(_odds_head(dice, args.rolls_left, keep))
-    width = max(map(len, chances))
+    shown = {target: _target_shown(target) for target in chances}
+    width = max(map(len, shown.values()))
     for target, chance in chances.items():
-        print(f"  {target:<{width}}  {str(chance):>17}  = {float(chance):.4f}")
+        print(f"  {shown[target]:<{width}}  {str(chance):>17}  = {float(chance):.4f}")
     return 0
+
+
+# The targets' names as `bmu odds` shows them; in English as they are typed with --target
+# (pair, triplet, four and five are marked with the hints' words in games/beam_me_up/advice.py).
+TARGET_WORDS = (N_("two-pairs"), N_("full-house"), N_("small-straight"), N_("big-straight"))
+
+
+def _target_shown(target: str) -> str:
+    # "pair:4" keeps the value as typed: "Pärchen:4".
+    kind, colon, value = target.partition(":")
+    return say(kind) + colon + value
 
 
 def _rolls_left(n: int) -> str:

@@ -7,21 +7,23 @@ import argparse
 import sys
 from pathlib import Path
 
+from tablepi.i18n import N_
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("config", help="check or show the settings")
+    parser = sub.add_parser("config", help=N_("check or show the settings"))
     which = parser.add_subparsers(dest="config_command", required=True, metavar="ACTION")
-    check = which.add_parser("check", help="validate the config files and explain every problem")
-    check.add_argument("--config", type=Path, metavar="FILE", help="a config file read after the others")
+    check = which.add_parser("check", help=N_("validate the config files and explain every problem"))
+    check.add_argument("--config", type=Path, metavar="FILE", help=N_("a config file read after the others"))
     check.set_defaults(func=run_check)
-    show = which.add_parser("show", help="print the effective settings as TOML")
-    show.add_argument("--config", type=Path, metavar="FILE", help="a config file read after the others")
+    show = which.add_parser("show", help=N_("print the effective settings as TOML"))
+    show.add_argument("--config", type=Path, metavar="FILE", help=N_("a config file read after the others"))
     show.set_defaults(func=run_show)
 
 
 def _files_line(config, lang: str) -> str:
     from tablepi.config import default_paths
-    from tablepi.i18n import N_, Said
+    from tablepi.i18n import Said
 
     if config.sources:
         return Said(N_("read: {path}"), path=", ".join(str(p) for p in config.sources)).say(lang)

@@ -21,89 +21,102 @@ CAMERA_WAIT_SECONDS = 5.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("dice", help="read dice in photos, score the reader, calibrate the camera")
+    parser = sub.add_parser("dice", help=N_("read dice in photos, score the reader, calibrate the camera"))
     which = parser.add_subparsers(dest="dice_command", required=True, metavar="ACTION")
 
-    p = which.add_parser("read", help="read the dice in each photo")
+    p = which.add_parser("read", help=N_("read the dice in each photo"))
     p.add_argument("images", nargs="+", metavar="IMAGE")
-    p.add_argument("--json", action="store_true", help='print one JSON object {"<file name>": [dice]}')
-    p.add_argument("--annotate", metavar="OUT_DIR", help="write each photo with the dice drawn on it")
+    p.add_argument("--json", action="store_true", help=N_('print one JSON object {"<file name>": [dice]}'))
+    p.add_argument("--annotate", metavar="OUT_DIR", help=N_("write each photo with the dice drawn on it"))
     p.add_argument(
         "--min-confidence",
         type=float,
         default=0.5,
-        help="leave out dice read with less confidence (default 0.5; 0 shows every die found)",
+        help=N_("leave out dice read with less confidence (default 0.5; 0 shows every die found)"),
     )
     p.add_argument(
         "--as-table",
         action="store_true",
-        help="read the photos in the order given as one table's camera reads its rolls: three views "
-        "each, learning the dice's size over the frame from its own sure readings as it goes",
+        help=N_(
+            "read the photos in the order given as one table's camera reads its rolls: three views "
+            "each, learning the dice's size over the frame from its own sure readings as it goes"
+        ),
     )
     p.set_defaults(func=_read)
 
     p = which.add_parser(
-        "eval", help="score the reader on labelled photo sets: a row per dataset, their mean, outcomes"
+        "eval", help=N_("score the reader on labelled photo sets: a row per dataset, their mean, outcomes")
     )
     p.add_argument(
-        "datasets", nargs="+", metavar="DATASET", help="a dataset folder (with train/ and test/) or a split"
+        "datasets",
+        nargs="+",
+        metavar="DATASET",
+        help=N_("a dataset folder (with train/ and test/) or a split"),
     )
     p.add_argument(
         "--split",
         choices=("train", "test"),
         default="test",
-        help="which split of each dataset (default test)",
+        help=N_("which split of each dataset (default test)"),
     )
     p.add_argument(
-        "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
+        "--every", type=int, default=1, metavar="N", help=N_("read every N-th photo only (default 1: all)")
     )
     _reader_options(p)
     p.add_argument(
         "--as-table",
         action="store_true",
-        help="read each split's photos in name order as one table's camera reads its rolls (three views "
-        "each, learning the dice's size over the frame from its own sure readings, told how many dice "
-        "each photo holds, as a table knows how many were thrown)",
+        help=N_(
+            "read each split's photos in name order as one table's camera reads its rolls (three views "
+            "each, learning the dice's size over the frame from its own sure readings, told how many dice "
+            "each photo holds, as a table knows how many were thrown)"
+        ),
     )
-    p.add_argument("--json", action="store_true", help="print the figures as JSON")
-    p.add_argument("--misread", action="store_true", help="list every die read wrong, missed or made up")
+    p.add_argument("--json", action="store_true", help=N_("print the figures as JSON"))
+    p.add_argument("--misread", action="store_true", help=N_("list every die read wrong, missed or made up"))
     p.add_argument(
         "--confusion",
         action="store_true",
-        help="what each labelled value is read as, sure or not (where the pip counter goes wrong)",
+        help=N_("what each labelled value is read as, sure or not (where the pip counter goes wrong)"),
     )
     p.set_defaults(func=_eval)
 
     p = which.add_parser(
-        "robust", help="read labelled photos turned, scaled, blurred, compressed, lit differently"
+        "robust", help=N_("read labelled photos turned, scaled, blurred, compressed, lit differently")
     )
     p.add_argument("datasets", nargs="+", metavar="DATASET")
-    p.add_argument("--split", choices=("train", "test"), default="train", help="which split (default train)")
     p.add_argument(
-        "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
+        "--split", choices=("train", "test"), default="train", help=N_("which split (default train)")
     )
-    p.add_argument("--transform", action="append", metavar="NAME", help="only these transforms (repeatable)")
+    p.add_argument(
+        "--every", type=int, default=1, metavar="N", help=N_("read every N-th photo only (default 1: all)")
+    )
+    p.add_argument(
+        "--transform", action="append", metavar="NAME", help=N_("only these transforms (repeatable)")
+    )
     _reader_options(p)
-    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--json", action="store_true", help=N_("print the figures as JSON"))
     p.set_defaults(func=_robust)
 
     p = which.add_parser(
-        "empty", help="read the parts of labelled photos that hold no die: no sure die there"
+        "empty", help=N_("read the parts of labelled photos that hold no die: no sure die there")
     )
     p.add_argument("datasets", nargs="+", metavar="DATASET")
-    p.add_argument("--split", choices=("train", "test"), default="train", help="which split (default train)")
     p.add_argument(
-        "--every", type=int, default=1, metavar="N", help="read every N-th photo only (default 1: all)"
+        "--split", choices=("train", "test"), default="train", help=N_("which split (default train)")
+    )
+    p.add_argument(
+        "--every", type=int, default=1, metavar="N", help=N_("read every N-th photo only (default 1: all)")
     )
     p.set_defaults(func=_empty)
 
-    p = which.add_parser("calibrate", help="save a frame with the tray, keep area and dice drawn")
-    p.add_argument("--config", metavar="FILE", help="config file with the [camera] table")
-    p.add_argument("--image", metavar="IMAGE", help="use this photo instead of the camera")
+    p = which.add_parser("calibrate", help=N_("save a frame with the tray, keep area and dice drawn"))
+    p.add_argument("--config", metavar="FILE", help=N_("config file with the [camera] table"))
+    p.add_argument("--image", metavar="IMAGE", help=N_("use this photo instead of the camera"))
     p.add_argument(
-        "--tray", metavar="JSON", help='tray polygon as fractions, e.g. "[[0.1,0.1],[0.9,0.1],[0.5,0.9]]"'
+        "--tray", metavar="JSON", help=N_('tray polygon as fractions, e.g. "[[0.1,0.1],[0.9,0.1],[0.5,0.9]]"')
     )
-    p.add_argument("--keep", metavar="JSON", help='keep area as fractions, e.g. "[0.7,0.0,1.0,0.3]"')
+    p.add_argument("--keep", metavar="JSON", help=N_('keep area as fractions, e.g. "[0.7,0.0,1.0,0.3]"'))
     p.add_argument("--out", metavar="FILE.png", required=True)
     p.set_defaults(func=_calibrate)
 
@@ -238,14 +251,18 @@ def _reader_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--table",
         action="store_true",
-        help="read each photo as the table reads a rest: three times, as is, turned a quarter and mirrored",
+        help=N_(
+            "read each photo as the table reads a rest: three times, as is, turned a quarter and mirrored"
+        ),
     )
     p.add_argument(
         "--models",
         type=Path,
         metavar="DIR",
-        help="read with the finder.onnx, verifier.onnx and confidence.json in DIR (say, ones trained without "
-        "a dataset)",
+        help=N_(
+            "read with the finder.onnx, verifier.onnx and confidence.json in DIR (say, ones trained without "
+            "a dataset)"
+        ),
     )
 
 
@@ -281,37 +298,39 @@ def _as_json(r) -> dict:
 
 
 COLUMNS = (
-    ("die_accuracy", "die acc"),
-    ("image_accuracy", "image acc"),
-    ("precision", "precision"),
-    ("recall", "recall"),
+    ("die_accuracy", N_("die acc"), 11),
+    ("image_accuracy", N_("image acc"), 11),
+    ("precision", N_("precision"), 11),
+    ("recall", N_("recall"), 11),
 )
+OUTCOMES = ((N_("right"), 8), (N_("refused"), 9), (N_("wrong"), 7))
 
 
 def _table(results) -> str:
     import statistics
 
-    head = f"{'dataset':16s}" + "".join(f"{t:>11s}" for _, t in COLUMNS)
-    head += f"{'right':>8s}{'refused':>9s}{'wrong':>7s}{'photos':>8s}"
-    lines = [head]
+    # A column is as wide as the English one, or its heading and a space in another language.
+    heads = [(say(t), w) for _, t, w in COLUMNS] + [(say(t), w) for t, w in OUTCOMES]
+    widths = [max(w, len(t) + 1) for t, w in heads]
+    photos = say(N_("photos"))
+    photos_width = max(8, len(photos) + 1)
+    dataset, mean_word = say(N_("dataset")), say(N_("mean"))
+    head = f"{dataset:16s}" + "".join(f"{t:>{w}s}" for (t, _), w in zip(heads, widths, strict=True))
+    lines = [head + f"{photos:>{photos_width}s}"]
+
+    def cells(values: list[float]) -> str:
+        return "".join(f"{v:{w}.3f}" for v, w in zip(values, widths, strict=True))
+
     rows = []
     for r in results:
         n = max(r.figures["images"], 1)
         o = r.outcomes
-        row = [r.figures[k] for k, _ in COLUMNS] + [o["right"] / n, o["refused"] / n, o["wrong"] / n]
+        row = [r.figures[k] for k, _, _ in COLUMNS] + [o["right"] / n, o["refused"] / n, o["wrong"] / n]
         rows.append(row)
-        lines.append(
-            f"{r.name:16s}"
-            + "".join(f"{v:11.3f}" for v in row[:4])
-            + f"{row[4]:8.3f}{row[5]:9.3f}{row[6]:7.3f}{r.figures['images']:8d}"
-        )
+        lines.append(f"{r.name:16s}" + cells(row) + f"{r.figures['images']:{photos_width}d}")
     if len(results) > 1:
         mean = [statistics.fmean(col) for col in zip(*rows, strict=True)]
-        lines.append(
-            f"{'mean':16s}"
-            + "".join(f"{v:11.3f}" for v in mean[:4])
-            + f"{mean[4]:8.3f}{mean[5]:9.3f}{mean[6]:7.3f}"
-        )
+        lines.append(f"{mean_word:16s}" + cells(mean))
     return "\n".join(lines)
 
 
@@ -346,7 +365,7 @@ def _robust(args: argparse.Namespace) -> int:
                 wrong_row[r.name] = r.outcomes["wrong"] / max(r.figures["images"], 1)
             table[name], wrong[name] = row, wrong_row
             if not args.json and name != "as taken":
-                print(_robust_line(name, row, table["as taken"], wrong_row), flush=True)
+                print(_robust_line(say(name), row, table["as taken"], wrong_row), flush=True)
     except (DatasetError, OSError) as exc:
         _err(say_text(str(exc)))
         return 2
@@ -361,7 +380,7 @@ def _robust(args: argparse.Namespace) -> int:
         )
         print(_robust_line(say(N_("as taken")), base, base, wrong["as taken"]))
         if worst is not None:
-            transform = say(N_("as taken")) if worst[0] == "as taken" else worst[0]
+            transform = say(N_("as taken")) if worst[0] == "as taken" else say(worst[0])
             print(
                 say(
                     N_("largest drop: {drop} ({transform}, {dataset})"),

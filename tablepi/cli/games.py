@@ -19,26 +19,26 @@ from tablepi.i18n import N_
 
 def register(sub: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", type=Path, help="where the games are kept (default from config)")
-    common.add_argument("--config", type=Path, help="a config file read after the system and user ones")
-    parser = sub.add_parser("games", help="list, export, import and resume played games")
+    common.add_argument("--data-dir", type=Path, help=N_("where the games are kept (default from config)"))
+    common.add_argument("--config", type=Path, help=N_("a config file read after the system and user ones"))
+    parser = sub.add_parser("games", help=N_("list, export, import and resume played games"))
     which = parser.add_subparsers(dest="games_command", required=True, metavar="ACTION")
-    p = which.add_parser("list", help="every game kept, newest last", parents=[common])
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p = which.add_parser("list", help=N_("every game kept, newest last"), parents=[common])
+    p.add_argument("--json", action="store_true", help=N_("print JSON"))
     p.set_defaults(func=list_games)
-    p = which.add_parser("export", help="print (or write) one game as JSON", parents=[common])
-    p.add_argument("id", type=int, help="the game's number (see `tablepi games list`)")
-    p.add_argument("-o", "--output", type=Path, help="write to this file instead of printing")
+    p = which.add_parser("export", help=N_("print (or write) one game as JSON"), parents=[common])
+    p.add_argument("id", type=int, help=N_("the game's number (see `tablepi games list`)"))
+    p.add_argument("-o", "--output", type=Path, help=N_("write to this file instead of printing"))
     p.set_defaults(func=export_game)
-    p = which.add_parser("import", help="add an exported game to the history", parents=[common])
-    p.add_argument("file", type=Path, help="a JSON file from `tablepi games export`")
+    p = which.add_parser("import", help=N_("add an exported game to the history"), parents=[common])
+    p.add_argument("file", type=Path, help=N_("a JSON file from `tablepi games export`"))
     p.set_defaults(func=import_game)
     p = which.add_parser(
         "resume",
-        help="put an abandoned game back on the table (taken up when the table starts)",
+        help=N_("put an abandoned game back on the table (taken up when the table starts)"),
         parents=[common],
     )
-    p.add_argument("id", type=int, help="the abandoned game's number (see `tablepi games list`)")
+    p.add_argument("id", type=int, help=N_("the abandoned game's number (see `tablepi games list`)"))
     p.set_defaults(func=resume_game)
 
 

@@ -19,19 +19,19 @@ from tablepi.i18n import N_
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("hw", help="check the table's hardware")
+    parser = sub.add_parser("hw", help=N_("check the table's hardware"))
     which = parser.add_subparsers(dest="hw_command", required=True, metavar="ACTION")
-    test = which.add_parser("test", help="press each button, draw on the OLED, beep, read the camera")
-    test.add_argument("--config", type=Path, metavar="FILE", help="a config file read after the others")
+    test = which.add_parser("test", help=N_("press each button, draw on the OLED, beep, read the camera"))
+    test.add_argument("--config", type=Path, metavar="FILE", help=N_("a config file read after the others"))
     test.add_argument(
-        "--simulate", action="store_true", help="mock pins and devices; the presses happen by themselves"
+        "--simulate", action="store_true", help=N_("mock pins and devices; the presses happen by themselves")
     )
     test.add_argument(
         "--timeout",
         type=float,
         default=15.0,
         metavar="SECONDS",
-        help="how long to wait for each button press (default 15)",
+        help=N_("how long to wait for each button press (default 15)"),
     )
     test.set_defaults(func=run_test)
 

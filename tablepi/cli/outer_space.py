@@ -10,10 +10,10 @@ from tablepi.i18n import N_
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("outer-space", help="They Came From Outer Space: the set-up checklist")
+    parser = sub.add_parser("outer-space", help=N_("They Came From Outer Space: the set-up checklist"))
     which = parser.add_subparsers(dest="outer_space", required=True, metavar="WHAT")
-    p = which.add_parser("setup", help="print the set-up checklist for a number of players")
-    p.add_argument("players", help="number of players (6-12)")
+    p = which.add_parser("setup", help=N_("print the set-up checklist for a number of players"))
+    p.add_argument("players", help=N_("number of players (6-12)"))
     p.set_defaults(func=_setup)
 
 

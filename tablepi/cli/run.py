@@ -22,25 +22,29 @@ log = logging.getLogger("tablepi")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("run", help="run the table: buttons, OLED, camera and the web server")
-    parser.add_argument("--simulate", action="store_true", help="simulated buttons, OLED and camera")
-    parser.add_argument("--host", help="address to serve the web pages on (default from config: 0.0.0.0)")
-    parser.add_argument("--port", type=int, help="web port (default from config: 8080; 0 picks a free one)")
-    parser.add_argument("--data-dir", type=Path, help="where games and the PIN are kept")
-    parser.add_argument("--config", type=Path, help="a config file read after the system and user ones")
-    parser.add_argument("--no-camera", action="store_true", help="do not start the camera")
+    parser = sub.add_parser("run", help=N_("run the table: buttons, OLED, camera and the web server"))
+    parser.add_argument("--simulate", action="store_true", help=N_("simulated buttons, OLED and camera"))
+    parser.add_argument("--host", help=N_("address to serve the web pages on (default from config: 0.0.0.0)"))
+    parser.add_argument(
+        "--port", type=int, help=N_("web port (default from config: 8080; 0 picks a free one)")
+    )
+    parser.add_argument("--data-dir", type=Path, help=N_("where games and the PIN are kept"))
+    parser.add_argument("--config", type=Path, help=N_("a config file read after the system and user ones"))
+    parser.add_argument("--no-camera", action="store_true", help=N_("do not start the camera"))
     parser.add_argument(
         "--table-step",
         type=float,
         metavar="SECONDS",
-        help="seconds between the steps of a Beam Me Up seat played by the table "
-        "(default from config: 1.2; 0 plays at once)",
+        help=N_(
+            "seconds between the steps of a Beam Me Up seat played by the table "
+            "(default from config: 1.2; 0 plays at once)"
+        ),
     )
     parser.add_argument(
         "--table-seed",
         type=int,
         metavar="N",
-        help="throw the table's own dice from this seed, for the same game again (tests, demos)",
+        help=N_("throw the table's own dice from this seed, for the same game again (tests, demos)"),
     )
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     parser.set_defaults(func=run)

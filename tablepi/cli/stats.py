@@ -14,13 +14,13 @@ from tablepi.i18n import N_
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("stats", help="are the dice fair? face counts and a test against a fair die")
-    p.add_argument("--game", type=int, help="one game's number (see `tablepi games list`)")
-    p.add_argument("--player", help="only the dice this player threw (any case: ann finds Ann)")
-    p.add_argument("--since", help="only games started on or after this date (YYYY-MM-DD)")
-    p.add_argument("--data-dir", type=Path, help="where the games are kept (default from config)")
-    p.add_argument("--config", type=Path, help="a config file read after the system and user ones")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p = sub.add_parser("stats", help=N_("are the dice fair? face counts and a test against a fair die"))
+    p.add_argument("--game", type=int, help=N_("one game's number (see `tablepi games list`)"))
+    p.add_argument("--player", help=N_("only the dice this player threw (any case: ann finds Ann)"))
+    p.add_argument("--since", help=N_("only games started on or after this date (YYYY-MM-DD)"))
+    p.add_argument("--data-dir", type=Path, help=N_("where the games are kept (default from config)"))
+    p.add_argument("--config", type=Path, help=N_("a config file read after the system and user ones"))
+    p.add_argument("--json", action="store_true", help=N_("print JSON"))
     p.set_defaults(func=run)
 
 

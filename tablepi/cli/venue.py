@@ -26,24 +26,29 @@ PASSWORD_ENV = "TABLEPI_VENUE_PASSWORD"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("venue", help="the venue board: every table's game on one page (MQTT)")
-    parser.add_argument("--broker", required=True, help="the venue's MQTT broker (host name or address)")
-    parser.add_argument("--port", type=int, default=None, help="broker port (default 1883, 8883 with --tls)")
+    parser = sub.add_parser("venue", help=N_("the venue board: every table's game on one page (MQTT)"))
+    parser.add_argument("--broker", required=True, help=N_("the venue's MQTT broker (host name or address)"))
     parser.add_argument(
-        "--web-host", default="0.0.0.0", help="address to serve the board on (default 0.0.0.0)"
+        "--port", type=int, default=None, help=N_("broker port (default 1883, 8883 with --tls)")
     )
     parser.add_argument(
-        "--web-port", type=int, default=DEFAULT_WEB_PORT, help=f"board port (default {DEFAULT_WEB_PORT})"
+        "--web-host", default="0.0.0.0", help=N_("address to serve the board on (default 0.0.0.0)")
     )
-    parser.add_argument("--username", default="", help="broker user name")
+    parser.add_argument(
+        "--web-port", type=int, default=DEFAULT_WEB_PORT, help=N_("board port (default %(default)s)")
+    )
+    parser.add_argument("--username", default="", help=N_("broker user name"))
     parser.add_argument(
         "--password-file",
         type=Path,
-        help=f"a file holding the broker password (or set {PASSWORD_ENV}; never on the command line)",
+        help=say(
+            N_("a file holding the broker password (or set {env}; never on the command line)"),
+            env=PASSWORD_ENV,
+        ),
     )
-    parser.add_argument("--tls", action="store_true", help="connect to the broker with TLS")
+    parser.add_argument("--tls", action="store_true", help=N_("connect to the broker with TLS"))
     parser.add_argument(
-        "--ca-file", default="", help="CA certificate (PEM) for --tls (default: the system's)"
+        "--ca-file", default="", help=N_("CA certificate (PEM) for --tls (default: the system's)")
     )
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     parser.set_defaults(func=run)
