@@ -389,3 +389,136 @@ def test_venue_board_says_where_it_serves(tmp_path: Path) -> None:
         assert re.fullmatch(re.escape(serving) + r" http://127\.0\.0\.1:\d+/", lines[0]), lines
         assert lines[1] == f"{listening} 127.0.0.1:1 (tablepi/+/#)"
         assert rest.splitlines() == [stopping]
+
+
+@pytest.fixture
+def said(monkeypatch, capsys):
+    """``said(lang, *argv)``: argparse's exit code, standard output and standard error."""
+
+    def said(lang: str, *argv: str) -> tuple[int, str, str]:
+        for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+            monkeypatch.delenv(variable, raising=False)
+        monkeypatch.setenv("LANG", lang)
+        monkeypatch.setenv("COLUMNS", "200")  # argparse wraps to the terminal: one line for each help
+        with pytest.raises(SystemExit) as exited:
+            main(list(argv))
+        out, err = capsys.readouterr()
+        return exited.value.code, out, err
+
+    return said
+
+
+ARGPARSE_ENGLISH = [
+    "usage:",
+    "options:",
+    "positional arguments",
+    "show this help",
+    "error:",
+    "argument",
+    "required",
+]
+
+
+def test_help_in_the_systems_language(said) -> None:
+    code, out, _ = said(GERMAN, "--help")
+    assert code == 0
+    lines = out.splitlines()
+    assert (
+        lines[0] == "Aufruf: tablepi [-h] COMMAND ..."
+        and lines[2] == "TablePi, die Steuerung des Spieltischs"
+    )
+    assert "Argumente:" in lines and "Optionen:" in lines
+    assert "  -h, --help   diese Hilfe zeigen und beenden" in lines
+    assert "    bench      Leistungszahlen ausgeben" in lines
+    assert "    hw         die Hardware des Tischs prüfen" in lines
+    assert_none_of(out, [*ARGPARSE_ENGLISH, "games-table", "benchmark", "check", "print", "read", "the "])
+    code, out, _ = said(ENGLISH, "--help")
+    assert code == 0 and out.startswith("usage: tablepi [-h] COMMAND ...\n\nTablePi games-table controller\n")
+    assert "options:" in out and "  -h, --help   show this help message and exit" in out
+    assert "    bench      print benchmark figures" in out
+
+    code, out, _ = said(GERMAN, "dice", "--help")
+    assert code == 0 and out.startswith("Aufruf: tablepi dice [-h] ACTION ...\n")
+    assert "    read      die Würfel in jedem Foto lesen" in out.splitlines()
+    assert_none_of(out, [*ARGPARSE_ENGLISH, "read the", "score", "labelled", "photo ", "save", "tray"])
+    code, out, _ = said(ENGLISH, "dice", "--help")
+    assert "    read      read the dice in each photo" in out.splitlines()
+
+    code, out, _ = said(GERMAN, "bmu", "options", "--help")
+    assert code == 0
+    assert out.splitlines() == [
+        "Aufruf: tablepi bmu options [-h] [--json] [--all] [DIE ...]",
+        "",
+        "Argumente:",
+        "  DIE         fünf Würfelwerte, 1..6",
+        "",
+        "Optionen:",
+        "  -h, --help  diese Hilfe zeigen und beenden",
+        "  --json      JSON ausgeben",
+        "  --all       jeden sortierten Wurf und seine Möglichkeiten",
+    ]
+    code, out, _ = said(ENGLISH, "bmu", "options", "--help")
+    assert "  --all       every sorted roll and its options" in out.splitlines()
+    assert out.startswith("usage: tablepi bmu options [-h]")
+
+    # A default in a help text is filled in; the option names and metavars stay as typed.
+    _, out, _ = said(GERMAN, "venue", "--help")
+    assert "  --web-port WEB_PORT   Port der Anzeige (Vorgabe 8090)" in out.splitlines()
+    assert "eine Datei mit dem Passwort des Brokers (oder TABLEPI_VENUE_PASSWORD setzen; " in out
+
+
+def test_refused_command_lines_in_the_systems_language(said) -> None:
+    code, _, err = said(GERMAN, "venue")
+    assert code == 2
+    assert err.startswith("Aufruf: tablepi venue [-h] --broker BROKER [--port PORT] ")
+    assert err.endswith("\ntablepi venue: Fehler: diese Argumente fehlen: --broker\n")
+    assert_none_of(err, ARGPARSE_ENGLISH)
+    code, _, err = said(ENGLISH, "venue")
+    assert code == 2 and err.endswith(
+        "tablepi venue: error: the following arguments are required: --broker\n"
+    )
+
+    code, _, err = said(GERMAN, "stats", "--since")
+    assert code == 2 and err.endswith("tablepi stats: Fehler: Argument --since: erwartet ein Argument\n")
+    code, _, err = said(GERMAN, "bmu", "nope")
+    assert err.endswith(
+        "tablepi bmu: Fehler: Argument WHAT: ungültige Wahl: 'nope' "
+        "(möglich: 'options', 'layout', 'odds', 'advise', 'duel')\n"
+    )
+    code, _, err = said(GERMAN, "bmu", "odds", "1", "2", "3", "4", "5", "--rolls-left", "x")
+    assert err.endswith("tablepi bmu odds: Fehler: Argument --rolls-left: ungültiger Wert für int: 'x'\n")
+    code, _, err = said(GERMAN, "hw", "test", "--nope")
+    assert code == 2 and err.endswith("tablepi: Fehler: unbekannte Argumente: --nope\n")
+    assert_none_of(err, ARGPARSE_ENGLISH)
+    code, _, err = said(ENGLISH, "hw", "test", "--nope")
+    assert err.endswith("tablepi: error: unrecognized arguments: --nope\n")
+
+
+def test_bench_lines_in_the_systems_language(run, tmp_path: Path) -> None:
+    (tmp_path / "set" / "test").mkdir(parents=True)
+    rng = np.random.default_rng(3)
+    for n in range(2):
+        img, _ = scene(320, 320, [2, 5], 40, rng, "wood")
+        assert cv2.imwrite(str(tmp_path / "set" / "test" / f"photo{n}.jpg"), img)
+    argv = ("bench", "dice", "--datasets", str(tmp_path), "--photos", "1", "--large", "0")
+    argv += ("--frames", "5", "--rolls", "0")
+    ms = r"\d+\.\d ms"
+    (de_code, de_out, _), (en_code, en_out, _) = both(run, *argv)
+    assert de_code == en_code == 0
+    de_lines, en_lines = de_out.splitlines(), en_out.splitlines()
+    assert de_lines[0] == "Würfelleser, ein Thread" and en_lines[0] == "dice reader, one thread"
+    assert re.fullmatch(
+        rf"set/test-Fotos \(320x320\): Median {ms}, p95 {ms} je Bild \(CPU Median {ms}, p95 {ms}; 1 Bilder\)",
+        de_lines[1],
+    ), de_lines
+    assert re.fullmatch(
+        rf"set/test photos \(320x320\): median {ms}, p95 {ms} per frame "
+        rf"\(CPU median {ms}, p95 {ms}; 1 frames\)",
+        en_lines[1],
+    ), en_lines
+    assert re.fullmatch(rf"alle Testfotos: Median {ms}, p95 {ms}", de_lines[2])
+    assert de_lines[3].startswith("gerenderte Bilder 640x480 (die simulierte Kamera): Median ")
+    assert en_lines[3].startswith("rendered 640x480 frames (the simulated camera): median ")
+    assert "5 Bilder)" in de_lines[3] and len(de_lines) == len(en_lines) == 4
+    assert not re.search(r"\d,\d", de_out)  # the figures as Python prints them, for the tools that read them
+    assert_none_of(de_out, ["dice reader", "photos", "median", "per frame", "frames", "rendered"])
