@@ -557,7 +557,8 @@ def run(args: argparse.Namespace) -> int:
                 out, err = proc.communicate(timeout=seconds + 60)
                 lines = [line for line in out.splitlines() if line.startswith("{")]
                 if proc.returncode != 0 or not lines:
-                    print(f"a worker failed ({proc.returncode}):\n{err[-2000:]}", file=sys.stderr)
+                    said = say(N_("a worker failed ({code}):"), code=proc.returncode)
+                    print(f"{said}\n{err[-2000:]}", file=sys.stderr)
                     return 1
                 results.append(json.loads(lines[-1]))
             rss = _memory_mb(board.pid, "VmRSS")
@@ -630,11 +631,12 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger("tablepi.venue").setLevel(logging.ERROR)
         results_ms = command_latency(int(args.latency_commands), folder)
         base = statistics.median(results_ms["no venue"])
+        width = max(15, *(len(say(name)) for name in results_ms))
         for name, values in results_ms.items():
             med, p99c = statistics.median(values), _percentile(values, 99)
             fields = {"p50": f"{med:.2f}", "p99": f"{p99c:.2f}", "commands": len(values)}
             said = say(N_("p50 {p50} ms  p99 {p99} ms  ({commands} commands)"), **fields)
-            print(row(N_("command latency"), f"{say(name):15} {said}"))
+            print(row(N_("command latency"), f"{say(name):{width}} {said}"))
         worst = max(statistics.median(v) for v in results_ms.values())
         latency_ok = worst <= base * 1.25 + 0.2
         print(
