@@ -151,3 +151,38 @@ def test_a_roll_short_of_dice_is_looked_at_again_for_fainter_spots_of_the_size_e
     assert heats == [(True, T.FINDER_MIN), (True, T.SECOND_LOOK), (False, T.FINDER_MIN)]
     assert T.SECOND_LOOK < T.FINDER_MIN
     assert sorted(d.value for d in dice if d.confidence >= 0.5) == [2, 3, 5]
+
+
+def test_a_second_look_reads_only_what_is_new_and_reads_it_as_a_fresh_frame(monkeypatch) -> None:
+    from vision import face, reader, verify
+    from vision.halvings import Halvings
+
+    rng = np.random.default_rng(11)
+    table = TableReader(views=1)
+    for _ in range(4):
+        table.read(scene(W, H, [1, 4, 6, 2], 50, rng, "cloth")[0], expect=4)
+    sizes = table.calibration.sizes
+    assert sizes is not None
+    img, _ = scene(W, H, [2, 3, 5], 50, rng, "cloth")
+    faces: list[int] = []
+    real = face._read_new
+
+    def counted(image: Halvings, places: list) -> list:
+        faces.append(len(places))
+        return real(image, places)
+
+    monkeypatch.setattr(face, "_read_new", counted)
+    frame = Halvings(img)
+    first = reader.read_dice(frame, sizes=sizes)
+    assert first and sum(faces) >= len(first)
+    # The same frame again: nothing is read again, and the same dice come out.
+    faces.clear()
+    assert reader.read_dice(frame, sizes=sizes) == first and sum(faces) == 0
+    # A second look at fainter spots, and a reading without the model: each as a frame never read.
+    for heat, model in ((T.SECOND_LOOK, sizes), (T.FINDER_MIN, None)):
+        shared = reader.read_dice(frame, sizes=model, heat=heat)
+        assert shared == reader.read_dice(img.copy(), sizes=model, heat=heat)
+    # The verifier's opinion of a place asked about twice is the one it gave.
+    place = [(320.0, 240.0, 50.0)]
+    assert np.array_equal(verify.opinions(frame, place), verify.opinions(frame, place))
+    assert np.allclose(verify.opinions(frame, place), verify.opinions(Halvings(img), place), atol=1e-6)
