@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 from gpiozero import Button
 
+from hardware import N_
+
 log = logging.getLogger(__name__)
 
 DEFAULT_PINS = {"A": 17, "B": 27, "C": 22}
@@ -233,4 +235,4 @@ class TableButtons:
             handler(*args)
         except Exception:
             # A faulty handler must not stop the buttons from working.
-            log.exception("button handler failed")
+            log.exception(N_("button handler failed"))

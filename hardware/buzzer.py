@@ -13,6 +13,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from hardware import N_
+
 log = logging.getLogger(__name__)
 
 # name -> (seconds on, seconds off, repeats)
@@ -82,13 +84,13 @@ class TableBuzzer:
                 try:
                     self._device.blink(on_time=on, off_time=off, n=n, background=True)
                 except Exception as exc:  # a pin gone bad must not stop the game
-                    log.warning("buzzer failed: %s", exc)
+                    log.warning(N_("buzzer failed: %s"), exc)
         handler = self._when_played
         if handler is not None:
             try:
                 handler(pattern)
             except Exception:
-                log.exception("buzzer handler failed")
+                log.exception(N_("buzzer handler failed"))
 
     def stop(self) -> None:
         with self._lock:

@@ -191,7 +191,7 @@ class PiCamera(Camera):
         try:
             cam.close()  # stops the camera first when it runs
         except Exception as exc:
-            log.warning("closing the Pi camera: %s", exc)
+            log.warning(N_("closing the Pi camera: %s"), exc)
 
     def __repr__(self) -> str:
         return f"<PiCamera {self._size[0]}x{self._size[1]}>"
@@ -268,7 +268,7 @@ class ReplayCamera(Camera):
         if frame is None:
             if path not in self._bad:
                 self._bad.add(path)
-                log.warning("replay: %s is not a readable image; skipped", path.name)
+                log.warning(N_("replay: %s is not a readable image; skipped"), path.name)
             return None
         self._size = (frame.shape[1], frame.shape[0])
         return frame
@@ -707,7 +707,7 @@ class ResilientCamera(Camera):
             try:
                 self.on_event(kind, message)
             except Exception:
-                log.exception("camera event handler failed")
+                log.exception(N_("camera event handler failed"))
 
     def _close_source(self) -> None:
         source, self._source = self._source, None
@@ -791,7 +791,8 @@ def open_camera(
 ) -> ResilientCamera:
     """The camera for the ``[camera]`` settings, wrapped so it survives failures."""
     source, why = choose_source(cfg, simulate)
-    log.info("camera: %s (%s)", source, why)
+    # One line at start, its reason a finished message: said whole, as the pages say it.
+    log.info("%s", N_("camera: {source} ({why})").format(source=source, why=why))
     fps = float(getattr(cfg, "fps", 15))
     size = (int(getattr(cfg, "width", 640)), int(getattr(cfg, "height", 480)))
     opener = source_opener(cfg, source, seed=seed)

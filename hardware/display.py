@@ -24,7 +24,7 @@ from luma.core.error import Error as LumaError
 from luma.core.render import canvas
 from PIL import Image, ImageDraw
 
-from hardware import screens
+from hardware import N_, screens
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +56,10 @@ def open_display(cfg: Any = None, simulate: bool = False):
         return device_class(serial, width=WIDTH, height=HEIGHT, rotate=rotate)
     except Exception as exc:  # luma raises several kinds, all meaning "no OLED here"
         log.warning(
-            "OLED (%s on I2C bus %d, address 0x%02X) not available: %s; "
-            "continuing without it (the web page still shows the screen)",
+            N_(
+                "OLED (%s on I2C bus %d, address 0x%02X) not available: %s; "
+                "continuing without it (the web page still shows the screen)"
+            ),
             driver,
             port,
             address,
@@ -284,7 +286,7 @@ class TableDisplay:
             try:
                 self._device.cleanup()
             except Exception as exc:  # closing a vanished OLED must not stop shutdown
-                log.warning("OLED cleanup failed: %s", exc)
+                log.warning(N_("OLED cleanup failed: %s"), exc)
 
     def __enter__(self) -> TableDisplay:
         return self
@@ -298,7 +300,7 @@ class TableDisplay:
         try:
             self._device.contrast(level)
         except Exception as exc:
-            log.warning("OLED contrast change failed: %s", exc)
+            log.warning(N_("OLED contrast change failed: %s"), exc)
 
     def _show(
         self,
@@ -328,11 +330,11 @@ class TableDisplay:
                 # The OLED vanished mid-game (loose wire): keep the picture, keep going,
                 # and say so once rather than on every redraw.
                 if self._write_ok:
-                    log.warning("OLED write failed: %s; the screen is kept for the web page", exc)
+                    log.warning(N_("OLED write failed: %s; the screen is kept for the web page"), exc)
                 self._write_ok = False
             else:
                 if not self._write_ok:
-                    log.info("OLED responding again")
+                    log.info(N_("OLED responding again"))
                 self._write_ok = True
             image = frame.image.convert("1") if frame.image.mode != "1" else frame.image
             changed = image.tobytes() != self._image.tobytes()

@@ -63,7 +63,7 @@ class Devices:
             try:
                 part.close()
             except Exception as exc:
-                log.warning("closing %r: %s", part, exc)
+                log.warning(N_("closing %r: %s"), part, exc)
         factory = self.pin_factory
         if factory is not None:
             try:

@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tablepi.i18n import N_
+
 log = logging.getLogger(__name__)
 
 
@@ -78,7 +80,7 @@ class CameraLoop:
             event = self._settler.feed(frame, time.monotonic())
             self.settling_frames += 1
         except Exception:
-            log.exception("the dice reader failed on a frame")
+            log.exception(N_("the dice reader failed on a frame"))
             return
         if event is not None and event.kind == ROLLING:
             self._rolled = True

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tablepi.i18n import N_
 from vision.calibration import Calibration
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,9 @@ def load(path: Path) -> Calibration:
             os.replace(path, aside)
         except OSError:
             aside = path
-        log.warning("the camera's die sizes in %s could not be read (%s); learning them again", aside, exc)
+        log.warning(
+            N_("the camera's die sizes in %s could not be read (%s); learning them again"), aside, exc
+        )
         return Calibration()
 
 
@@ -48,7 +51,7 @@ def save(path: Path, calibration: Calibration) -> None:
         tmp.write_text(json.dumps(calibration.to_dict()))
         os.replace(tmp, path)
     except OSError as exc:
-        log.warning("the camera's die sizes could not be kept in %s: %s", path, exc)
+        log.warning(N_("the camera's die sizes could not be kept in %s: %s"), path, exc)
 
 
 def learning_reader(path: Path, expect: int) -> Any:

@@ -250,7 +250,7 @@ class Said:
         self.fields = fields
 
     def say(self, lang: str = DEFAULT) -> str:
-        said = {k: v.say(lang) if isinstance(v, Said) else v for k, v in self.fields.items()}
+        said = {k: v.say(lang) if isinstance(v, (Said, Text)) else v for k, v in self.fields.items()}
         template = words(lang).gettext(self.template)
         try:
             return template.format(**said)
@@ -264,6 +264,26 @@ class Said:
         return f"Said({self.template!r}, **{self.fields!r})"
 
 
+class Text:
+    """A finished English message (a camera's state, a store's error) kept to be
+    said later in any language, as :meth:`Words.text` says it; ``str`` gives the
+    English. Taking the error itself keeps ``str`` for when the line is written."""
+
+    __slots__ = ("english",)
+
+    def __init__(self, english: object):
+        self.english = english
+
+    def say(self, lang: str = DEFAULT) -> str:
+        return words(lang).text(str(self.english))
+
+    def __str__(self) -> str:
+        return str(self.english)
+
+    def __repr__(self) -> str:
+        return f"Text({self.english!r})"
+
+
 @lru_cache(maxsize=8)
 def words(lang: str) -> Words:
     """The (cached) :class:`Words` of ``lang``."""
@@ -275,6 +295,7 @@ __all__ = [
     "LOCALE_DIR",
     "N_",
     "Said",
+    "Text",
     "Words",
     "best_match",
     "catalog",

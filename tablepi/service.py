@@ -40,7 +40,7 @@ from typing import Any
 
 from tablepi.events import EventBus
 from tablepi.i18n import DEFAULT as DEFAULT_LANGUAGE
-from tablepi.i18n import N_, catalog, languages, system_language, words
+from tablepi.i18n import N_, Text, catalog, languages, system_language, words
 from tablepi.pin import load_or_create_pin
 from tablepi.store import Store
 from tablepi.table import Table
@@ -87,7 +87,7 @@ def sd_notify(state: str) -> bool:
             sock.sendall(state.encode())
         return True
     except OSError as exc:
-        log.warning("could not notify systemd (%s): %s", state, exc)
+        log.warning(N_("could not notify systemd (%s): %s"), state, exc)
         return False
 
 
@@ -122,7 +122,7 @@ def controller_class(kind: str) -> Any:
     try:
         module = importlib.import_module(f"tablepi.controllers.{kind}")
     except ImportError as exc:
-        log.warning("no controller for %s: %s", kind, exc)
+        log.warning(N_("no controller for %s: %s"), kind, exc)
         return None
     found = getattr(module, "Controller", None)
     if found is not None:
@@ -235,9 +235,10 @@ class Service:
         if lang not in languages():
             lang = DEFAULT_LANGUAGE
         catalog(lang)  # a missing compiled catalog is said in the log now, not at the first page
-        log.info(
-            "language: %s%s", lang, " (chosen on /setup)" if chosen == lang and chosen != configured else ""
-        )
+        if chosen == lang and chosen != configured:
+            log.info(N_("language: %s (chosen on /setup)"), lang)
+        else:
+            log.info(N_("language: %s"), lang)
         return lang
 
     def set_language(self, lang: str) -> None:
@@ -365,12 +366,12 @@ class Service:
                 try:
                     part.close()
                 except Exception:
-                    log.exception("closing %r", part)
+                    log.exception(N_("closing %r"), part)
         if self._camera is not None and self._camera is not self._devices.get("camera"):
             try:
                 self._camera.close()
             except Exception:
-                log.exception("closing the camera")
+                log.exception(N_("closing the camera"))
         self.store.close()
 
     # -- controllers ----------------------------------------------------------
@@ -388,7 +389,7 @@ class Service:
         try:
             self.display.wake()
         except Exception:
-            log.exception("waking the display")
+            log.exception(N_("waking the display"))
 
     def _handle_button(self, button: str, long: bool) -> None:
         from tablepi.controllers import action_for
@@ -530,7 +531,7 @@ class Service:
             job()
         except Exception:
             # A faulty screen or controller must not stop the table.
-            log.exception("controller job failed")
+            log.exception(N_("controller job failed"))
 
     def _watchdog_loop(self, interval: float) -> None:
         while not self._stop.wait(interval):
@@ -718,9 +719,9 @@ class Service:
         if self._loop is not None:
             self._loop.camera_changed()
         if kind == "lost":
-            log.warning("camera lost: %s", message)
+            log.warning(N_("camera lost: %s"), Text(message))
         else:
-            log.info("camera back: %s", message)
+            log.info(N_("camera back: %s"), Text(message))
         self.table.publish("camera", {"state": "lost" if kind == "lost" else "restored", "message": message})
         state = self._camera_state
 
@@ -737,7 +738,7 @@ class Service:
         except Exception as exc:
             self._camera_state = "absent"
             self.table.publish("camera", {"state": "absent", "message": str(exc)})
-            log.warning("no camera: %s; Beam Me Up rolls can be entered on a phone", exc)
+            log.warning(N_("no camera: %s; Beam Me Up rolls can be entered on a phone"), exc)
             self._jobs.put(lambda: getattr(self.controller, "on_camera", lambda state: None)("absent"))
             return
         try:

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablepi.i18n import N_
+from tablepi.i18n import N_, Text
 
 log = logging.getLogger(__name__)
 
@@ -358,7 +358,9 @@ def _derived_rows(
         game = replay(kind, settings, entries, json.loads(initial[0]) if initial else None, facts)
         winner = winner_words(kind, game)
     except StoreError as exc:
-        log.warning("game %d does not replay (%s): its rolls are kept without all their facts", game_id, exc)
+        log.warning(
+            N_("game %d does not replay (%s): its rolls are kept without all their facts"), game_id, Text(exc)
+        )
     rows = [
         _roll_row(game_id, e.seq, e.command, e.source, e.manual, facts.get(e.seq), e.seq not in in_effect)
         for e in entries
@@ -491,7 +493,7 @@ def _read_acked(path: Path) -> tuple[str, int] | None:
         return None
     parts = text.split()
     if len(parts) != 2 or not parts[1].isdigit():
-        log.warning("%s does not read (%r): the writes acknowledged are not known", path.name, text[:60])
+        log.warning(N_("%s does not read (%r): the writes acknowledged are not known"), path.name, text[:60])
         return None
     return parts[0], int(parts[1])
 
@@ -604,7 +606,7 @@ class Store:
                 raise sqlite3.DatabaseError(f"database schema {version[0]} is newer than this program")
             elif int(version[0]) < SCHEMA_VERSION:
                 _migrate(conn, int(version[0]))
-                log.info("game database brought from schema %s to %d", version[0], SCHEMA_VERSION)
+                log.info(N_("game database brought from schema %s to %d"), version[0], SCHEMA_VERSION)
             conn.execute(ROLLS_TABLE.format(schema=""))
             conn.execute(TALLIES_TABLE.format(schema=""))
         except (sqlite3.DatabaseError, ValueError) as exc:
@@ -640,26 +642,30 @@ class Store:
             return
         if acked_id == store_id:
             self.lost_writes = acked_writes - writes
-            what = (
-                f"{self.lost_writes} acknowledged change(s) are missing from the game database "
+            what = N_(
+                "{count} acknowledged change(s) are missing from the game database "
                 "(its write-ahead log was damaged, so SQLite dropped them)"
-            )
+            ).format(count=self.lost_writes)
         elif not existed:
             self.lost_writes = acked_writes
-            what = f"the game database was missing ({acked_writes} acknowledged change(s) are gone)"
+            what = N_("the game database was missing ({count} acknowledged change(s) are gone)").format(
+                count=acked_writes
+            )
         else:
             self.lost_writes = acked_writes
-            what = (
+            what = N_(
                 "the game database is not the one the table last wrote (replaced or restored): "
-                f"{acked_writes} acknowledged change(s) may be missing"
-            )
+                "{count} acknowledged change(s) may be missing"
+            ).format(count=acked_writes)
         self._writes_floor = max(writes, acked_writes) if acked_id == store_id else 0
         try:
             kept = self._keep_copy()
-            where = f"a copy of the database and its log was kept as {kept.name}"
+            where = N_("a copy of the database and its log was kept as {copy}").format(copy=kept.name)
         except OSError as exc:
-            where = f"no copy could be kept ({exc.strerror or exc})"
-        self.problem = f"{what}; {where}. Games may be missing from the history."
+            where = N_("no copy could be kept ({reason})").format(reason=exc.strerror or exc)
+        self.problem = N_("{what}; {where}. Games may be missing from the history.").format(
+            what=what, where=where
+        )
         log.error("%s", self.problem)
 
     def _keep_copy(self) -> Path:
@@ -680,7 +686,7 @@ class Store:
         try:
             fd = os.open(self.acked_path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            log.warning("%s cannot be opened (%s): lost writes will not be noticed", self.acked_path, exc)
+            log.warning(N_("%s cannot be opened (%s): lost writes will not be noticed"), self.acked_path, exc)
             return
         self._acked_fd = fd
         with self._lock:
@@ -695,7 +701,7 @@ class Store:
             _sync(self._acked_fd)
         except OSError as exc:
             # The write itself is safe in the database; only its witness failed.
-            log.warning("%s could not be written (%s)", self.acked_path.name, exc.strerror or exc)
+            log.warning(N_("%s could not be written (%s)"), self.acked_path.name, exc.strerror or exc)
 
     def _aside_name(self, why: str) -> Path:
         """A free name beside the database for a copy set aside: ``tablepi.db.<why>-<time>``."""
@@ -809,7 +815,7 @@ class Store:
                         try:
                             self._conn.execute("ROLLBACK")
                         except sqlite3.Error:
-                            log.exception("rolling back")
+                            log.exception(N_("rolling back"))
                     raise
             except sqlite3.Error as exc:
                 if isinstance(exc, sqlite3.IntegrityError):

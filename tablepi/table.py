@@ -63,7 +63,7 @@ from tablepi.events import Event, EventBus, Subscription
 from tablepi.games import KINDS, RuleError, load_game, new_game, roll_facts, winner_words
 from tablepi.games.names import clean_settings
 from tablepi.games.recorded import NotRemembered
-from tablepi.i18n import N_
+from tablepi.i18n import N_, Text
 from tablepi.store import SNAPSHOT_EVERY, Store, StoreError, apply_logged, effective, game_command
 
 log = logging.getLogger(__name__)
@@ -370,14 +370,14 @@ class Table:
         game_id = self.store.create_game(kind, settings, game.to_dict())
         self._game, self._game_id, self._kind, self._seq, self._last = game, game_id, kind, 0, None
         self._forget_played()
-        log.info("new game %d: %s", game_id, kind)
+        log.info(N_("new game %d: %s"), game_id, kind)
         return self._published()
 
     def _end_game(self) -> dict[str, Any]:
         if self._game is None:
             raise CommandError(N_("there is no game on the table to end"))
         self.store.end_game(self._game_id)
-        log.info("game %d taken off the table", self._game_id)
+        log.info(N_("game %d taken off the table"), self._game_id)
         self._game, self._game_id, self._kind, self._seq, self._last = None, None, None, 0, None
         self._forget_played()
         return self._published()
@@ -406,7 +406,7 @@ class Table:
             raise CommandError(
                 N_("game {game_id} could not be resumed: {exc}").format(game_id=game_id, exc=exc)
             ) from exc
-        log.info("game %d resumed from the history", game_id)
+        log.info(N_("game %d resumed from the history"), game_id)
         return self._published()
 
     def _stamp(self, command: dict[str, Any]) -> dict[str, Any]:
@@ -589,7 +589,9 @@ class Table:
         try:
             game_id = self.store.current_game_id()
         except (sqlite3.Error, ValueError) as exc:
-            self.problem = f"the current game could not be found in the database: {exc}"
+            self.problem = N_("the current game could not be found in the database: {reason}").format(
+                reason=exc
+            )
             log.error("%s", self.problem)
             return
         if game_id is None:
@@ -601,12 +603,14 @@ class Table:
             # game is set aside (kept, abandoned) and the table starts empty.
             self._game, self._game_id, self._kind, self._seq, self._last = None, None, None, 0, None
             self._forget_played()
-            self.problem = f"game {game_id} could not be resumed and was set aside: {exc}"
+            self.problem = N_("game {game} could not be resumed and was set aside: {reason}").format(
+                game=game_id, reason=exc
+            )
             log.error("%s", self.problem)
             try:
                 self.store.set_aside(game_id)
             except StoreError as aside:
-                log.error("game %d could not be set aside: %s", game_id, aside)
+                log.error(N_("game %d could not be set aside: %s"), game_id, Text(aside))
 
     def _resume_game(self, game_id: int) -> None:
         record = self.store.game(game_id)
@@ -644,4 +648,4 @@ class Table:
                     "source": undone.source,
                     "manual": undone.manual,
                 }
-        log.info("resumed game %d (%s) at command %d", game_id, record.kind, self._seq)
+        log.info(N_("resumed game %d (%s) at command %d"), game_id, record.kind, self._seq)

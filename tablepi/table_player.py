@@ -46,7 +46,7 @@ from typing import Any
 
 from tablepi.games.beam_me_up import autoplay
 from tablepi.games.errors import RuleError
-from tablepi.i18n import N_
+from tablepi.i18n import N_, Text
 from tablepi.store import StoreError
 from tablepi.table import CommandError
 
@@ -184,7 +184,7 @@ class TablePlayer:
         except RuleError as exc:
             # A bug in the choice, not a person's doing: do not try it again and
             # again; a person can play the step (or undo) and the table goes on.
-            log.error("the table's own move %s was refused: %s", command, exc.message)
+            log.error(N_("the table's own move %s was refused: %s"), command, Text(exc.message))
             with self._lock:
                 self._failed = where
             words = N_("its own move was refused ({message}). Play the step yourself, or undo.").format(
@@ -222,10 +222,10 @@ class TablePlayer:
                 try:
                     self.step()
                 except StoreError as exc:
-                    log.error("the table's move could not be saved: %s", exc)
+                    log.error(N_("the table's move could not be saved: %s"), Text(exc))
                     self._stop.wait(RETRY_SECONDS)
                 except Exception:  # the table player must never stop the table
-                    log.exception("the table player failed")
+                    log.exception(N_("the table player failed"))
                     self._stop.wait(RETRY_SECONDS)
         finally:
             sub.close()

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablepi.games.names import NAME_CHARS
+from tablepi.i18n import N_, Text
 
 log = logging.getLogger(__name__)
 
@@ -430,14 +431,17 @@ class Publisher:
             return
         self._since = time.time()
         if state == "online":
-            log.info("venue: publishing to %s:%s as %s", self.cfg.broker, self.cfg.port, self.table_id)
+            log.info(N_("venue: publishing to %s:%s as %s"), self.cfg.broker, self.cfg.port, self.table_id)
         elif state == "offline":
-            log.warning("venue: %s; the table plays on and catches up when it is back", error or "link lost")
+            log.warning(
+                N_("venue: %s; the table plays on and catches up when it is back"),
+                Text(error or N_("link lost")),
+            )
         if self.on_link is not None:
             try:
                 self.on_link(state)
             except Exception:  # noqa: BLE001
-                log.exception("venue link callback")
+                log.exception(N_("venue link callback"))
 
     # -- the publisher's thread ------------------------------------------------------
 
@@ -457,7 +461,7 @@ class Publisher:
                 if self._connected.is_set():
                     self._flush()
         except Exception:  # noqa: BLE001 - the venue must never take the table down
-            log.exception("venue publisher stopped")
+            log.exception(N_("venue publisher stopped"))
             self._set_state("offline", "the venue publisher failed; see the log")
 
     def _handle(self, event: Any) -> None:
@@ -869,7 +873,7 @@ class BoardListener:
             self.board.set_link("offline", f"the broker refused the connection: {reason}")
             return
         client.subscribe(f"{self.board.prefix}/+/#", qos=1)
-        log.info("board: listening to %s:%s", self.broker, self.port)
+        log.info(N_("board: listening to %s:%s"), self.broker, self.port)
         self.board.set_link("online")
 
     def _on_disconnect(
@@ -884,4 +888,4 @@ class BoardListener:
         try:
             self.board.handle(message.topic, message.payload)
         except Exception:  # noqa: BLE001 - one odd message must not stop the board
-            log.exception("board: message on %s", getattr(message, "topic", "?"))
+            log.exception(N_("board: message on %s"), getattr(message, "topic", "?"))

@@ -281,10 +281,10 @@ class AttemptLimiter:
         except FileNotFoundError:
             return
         except OSError as exc:
-            self._fail(f"cannot be read ({exc.strerror or exc})")
+            self._fail(N_("cannot be read ({reason})").format(reason=exc.strerror or exc))
             return
         except ValueError:
-            self._fail("is damaged or empty")
+            self._fail(N_("is damaged or empty"))
             return
         now = self._clock()
         # A clock set back while the table was off counts as no time passed.
@@ -315,13 +315,13 @@ class AttemptLimiter:
         self._save_failed = True  # said below, once
         with self._lock:
             saved = self._save()
-        message = (
-            f"the count of wrong PINs ({LIMITS_FILE}) {why}: the table counts the day's "
+        message = N_(
+            "the count of wrong PINs ({file}) {why}: the table counts the day's "
             "tries as all spent, so for a day a new phone may wait ten minutes to sign in "
             "(a signed-in phone can invite it)"
-        )
+        ).format(file=LIMITS_FILE, why=why)
         if not saved:
-            message += "; and it cannot be written either: check the data folder"
+            message += "; " + N_("and it cannot be written either: check the data folder")
         log.error("%s", message)
         self._report(message)
 
@@ -354,10 +354,10 @@ class AttemptLimiter:
             return True
         if not self._save_failed:  # once, not at every wrong PIN
             self._save_failed = True
-            message = (
-                f"the count of wrong PINs could not be saved to {LIMITS_FILE}: after a restart "
+            message = N_(
+                "the count of wrong PINs could not be saved to {file}: after a restart "
                 "the table counts the day's tries as all spent"
-            )
+            ).format(file=LIMITS_FILE)
             log.error("%s", message)
             self._report(message)
         return False
@@ -407,10 +407,10 @@ class RevokedSessions:
         except FileNotFoundError:
             return
         except OSError as exc:
-            self._fail(f"cannot be read ({exc.strerror or exc})")
+            self._fail(N_("cannot be read ({reason})").format(reason=exc.strerror or exc))
             return
         except ValueError:
-            self._fail("is damaged or empty (a sign-out may not have been saved)")
+            self._fail(N_("is damaged or empty (a sign-out may not have been saved)"))
             return
         self._before, self._ids = before, ids
 
@@ -418,12 +418,12 @@ class RevokedSessions:
         with self._lock:
             self._before = self._clock()
             saved = self._save()
-        message = (
-            f"the list of signed-out phones ({REVOKED_FILE}) {why}: every phone signed in "
+        message = N_(
+            "the list of signed-out phones ({file}) {why}: every phone signed in "
             "before now must sign in again"
-        )
+        ).format(file=REVOKED_FILE, why=why)
         if not saved:
-            message += "; and it cannot be written either: check the data folder"
+            message += "; " + N_("and it cannot be written either: check the data folder")
         log.error("%s", message)
         self._report(message)
 
@@ -444,10 +444,10 @@ class RevokedSessions:
             self._ids[sid] = expires
             saved = self._save()
         if not saved:
-            message = (
-                f"a sign-out could not be saved to {REVOKED_FILE}: it holds until the table "
+            message = N_(
+                "a sign-out could not be saved to {file}: it holds until the table "
                 "restarts; after that every phone signed in before must sign in again"
-            )
+            ).format(file=REVOKED_FILE)
             log.error("%s", message)
             self._report(message)
 

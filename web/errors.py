@@ -12,6 +12,8 @@ from collections.abc import Callable
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from tablepi.i18n import N_
+
 log = logging.getLogger("tablepi.web")
 
 # One traceback per source in this many seconds: the journal lives on the SD card.
@@ -80,9 +82,18 @@ def register(app: Flask) -> None:
         source = request.remote_addr or "unknown"
         full, held = current_app.extensions["tablepi.errors"].record(source)
         if full:
-            more = f" ({held} more from {source} were not logged)" if held else ""
             path = request.path[:LOGGED_PATH_CHARS]
-            log.error("unexpected error in %s %s%s", request.method, path, more, exc_info=exc)
+            if held:
+                log.error(
+                    N_("unexpected error in %s %s (%d more from %s were not logged)"),
+                    request.method,
+                    path,
+                    held,
+                    source,
+                    exc_info=exc,
+                )
+            else:
+                log.error(N_("unexpected error in %s %s"), request.method, path, exc_info=exc)
         if not _wants_json():
             return Response(
                 "Something went wrong on the table; it keeps running. Reload the page.",

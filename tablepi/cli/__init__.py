@@ -16,13 +16,13 @@ from collections.abc import Sequence
 
 
 def log_to_stderr(level: str) -> None:
-    """Log at ``level`` (a name such as "INFO") to standard error, as the
-    long-running commands do: systemd's journal keeps what they write there."""
+    """Log at ``level`` (a name such as "INFO") to standard error in the system's
+    language, as the long-running commands do: systemd's journal keeps what they write there."""
     import logging
 
-    logging.basicConfig(
-        level=getattr(logging, level), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
-    )
+    from tablepi.log_language import log_handler
+
+    logging.basicConfig(level=getattr(logging, level), handlers=[log_handler(sys.stderr)])
 
 
 def say(template: str, **fields: object) -> str:

@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     while not stop.wait(0.5):
         if not serving.is_alive():
             # Exit with an error so that systemd restarts the table.
-            log.error("the web server stopped")
+            log.error(N_("the web server stopped"))
             failed = True
             break
     sd_notify("STOPPING=1")
@@ -161,5 +161,5 @@ def run(args: argparse.Namespace) -> int:
     try:
         server.close()
     except Exception:
-        log.exception("closing the web server")
+        log.exception(N_("closing the web server"))
     return 1 if failed else 0

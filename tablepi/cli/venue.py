@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     failed = False
     while not stop.wait(0.5):
         if not serving.is_alive():
-            log.error("the web server stopped")
+            log.error(N_("the web server stopped"))
             failed = True
             break
     print(say(N_("stopping")), flush=True)
@@ -141,5 +141,5 @@ def run(args: argparse.Namespace) -> int:
     try:
         server.close()
     except Exception:
-        log.exception("closing the web server")
+        log.exception(N_("closing the web server"))
     return 1 if failed else 0
