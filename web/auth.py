@@ -276,15 +276,8 @@ class AttemptLimiter:
         """The counts a previous run saved, aged by the time the table was off;
         what cannot be read counts as the day's tries all spent."""
         assert self._path is not None
-        try:
-            saved = _saved_limits(json.loads(self._path.read_text(encoding="utf-8")))
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            self._fail(N_("cannot be read ({reason})").format(reason=exc.strerror or exc))
-            return
-        except ValueError:
-            self._fail(N_("is damaged or empty"))
+        saved = _read_saved(self._path, _saved_limits, self._fail, N_("is damaged or empty"))
+        if saved is None:
             return
         now = self._clock()
         # A clock set back while the table was off counts as no time passed.
@@ -401,18 +394,10 @@ class RevokedSessions:
 
     def _load(self) -> None:
         assert self._path is not None
-        try:
-            data = json.loads(self._path.read_text(encoding="utf-8"))
-            before, ids = _revoked_entries(data)
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            self._fail(N_("cannot be read ({reason})").format(reason=exc.strerror or exc))
-            return
-        except ValueError:
-            self._fail(N_("is damaged or empty (a sign-out may not have been saved)"))
-            return
-        self._before, self._ids = before, ids
+        damaged = N_("is damaged or empty (a sign-out may not have been saved)")
+        saved = _read_saved(self._path, _revoked_entries, self._fail, damaged)
+        if saved is not None:
+            self._before, self._ids = saved
 
     def _fail(self, why: str) -> None:
         with self._lock:
@@ -455,6 +440,20 @@ class RevokedSessions:
         if self._path is None:
             return True
         return write_atomically(self._path, {"before": self._before, "revoked": self._ids})
+
+
+def _read_saved(path: Path, parse: Callable[[Any], Any], fail: Callable[[str], None], damaged: str) -> Any:
+    """What ``parse`` makes of the JSON file at ``path``; None if there is none yet, or,
+    after telling ``fail`` why, if it cannot be read or is ``damaged``."""
+    try:
+        return parse(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        fail(N_("cannot be read ({reason})").format(reason=exc.strerror or exc))
+    except ValueError:
+        fail(damaged)
+    return None
 
 
 def _revoked_entries(data: Any) -> tuple[float, dict[str, float]]:
