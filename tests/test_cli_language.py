@@ -24,14 +24,19 @@ from vision.synth import scene
 GERMAN, ENGLISH = "de_DE.UTF-8", "C"
 
 
+def speak(monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
+    """The system's language is ``lang`` alone (no LC_ALL or LC_MESSAGES over it)."""
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", lang)
+
+
 @pytest.fixture
 def run(monkeypatch, capsys):
     """``run(lang, *argv)``: the command's exit code, standard output and standard error."""
 
     def run(lang: str, *argv: str) -> tuple[int, str, str]:
-        for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
-            monkeypatch.delenv(variable, raising=False)
-        monkeypatch.setenv("LANG", lang)
+        speak(monkeypatch, lang)
         code = main(list(argv))
         out, err = capsys.readouterr()
         return code, out, err
@@ -396,9 +401,7 @@ def said(monkeypatch, capsys):
     """``said(lang, *argv)``: argparse's exit code, standard output and standard error."""
 
     def said(lang: str, *argv: str) -> tuple[int, str, str]:
-        for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
-            monkeypatch.delenv(variable, raising=False)
-        monkeypatch.setenv("LANG", lang)
+        speak(monkeypatch, lang)
         monkeypatch.setenv("COLUMNS", "200")  # argparse wraps to the terminal: one line for each help
         with pytest.raises(SystemExit) as exited:
             main(list(argv))

@@ -313,10 +313,7 @@ class AttemptLimiter:
             "tries as all spent, so for a day a new phone may wait ten minutes to sign in "
             "(a signed-in phone can invite it)"
         ).format(file=LIMITS_FILE, why=why)
-        if not saved:
-            message += "; " + N_("and it cannot be written either: check the data folder")
-        log.error("%s", message)
-        self._report(message)
+        _say_lost(message, saved, self._report)
 
     def _save(self) -> bool:
         """Write the counts (ages, not times: the monotonic clock starts again
@@ -407,10 +404,7 @@ class RevokedSessions:
             "the list of signed-out phones ({file}) {why}: every phone signed in "
             "before now must sign in again"
         ).format(file=REVOKED_FILE, why=why)
-        if not saved:
-            message += "; " + N_("and it cannot be written either: check the data folder")
-        log.error("%s", message)
-        self._report(message)
+        _say_lost(message, saved, self._report)
 
     def refuses(self, sid: object, issued: float) -> bool:
         """Whether a session is signed out: its id revoked, or issued before a
@@ -440,6 +434,14 @@ class RevokedSessions:
         if self._path is None:
             return True
         return write_atomically(self._path, {"before": self._before, "revoked": self._ids})
+
+
+def _say_lost(message: str, saved: bool, report: Callable[[str], None]) -> None:
+    """Log and report a saved file that could not be read (and, unless ``saved``, not written)."""
+    if not saved:
+        message += "; " + N_("and it cannot be written either: check the data folder")
+    log.error("%s", message)
+    report(message)
 
 
 def _read_saved(path: Path, parse: Callable[[Any], Any], fail: Callable[[str], None], damaged: str) -> Any:
