@@ -16,11 +16,17 @@ from vision.die import Die
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["SURE", "Die", "read_dice"]
+__all__ = ["SURE", "Die", "N_", "read_dice"]
 
 # A reading at or above this confidence counts as sure; below it the table
 # asks for a re-roll (or a correction from a phone) instead of guessing.
 SURE = 0.5
+
+
+def N_(text: str) -> str:
+    """Marks a message for the players' catalog (tablepi/locale), where the table
+    and its commands say it in their language; the reader itself speaks English."""
+    return text
 
 
 def read_dice(image: np.ndarray) -> list[Die]:

@@ -15,13 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vision import N_
+
 if TYPE_CHECKING:
     import numpy as np
-
-
-def N_(text: str) -> str:
-    """Marks ``text`` for translation (by the table's catalog, which the reader does not import)."""
-    return text
 
 
 def english(template: str, **fields: object) -> str:

@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from vision import N_
+
 
 @dataclass(frozen=True)
 class Photo:
@@ -21,12 +23,6 @@ class Photo:
     @property
     def name(self) -> str:
         return self.path.name
-
-
-def N_(text: str) -> str:
-    """Marks a message for the players' catalog (tablepi/locale), where the table
-    and its commands say it in their language; the reader itself speaks English."""
-    return text
 
 
 class DatasetError(ValueError):

@@ -14,13 +14,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision import N_
 from vision.die import Die
-
-
-def N_(text: str) -> str:
-    """Marks a message for the players' catalog (tablepi/locale), where the table
-    and its commands say it in their language; the reader itself speaks English."""
-    return text
 
 
 def _check_fraction(v: float, what: str) -> float:

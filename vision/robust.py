@@ -15,15 +15,10 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from vision import N_
 from vision.datasets import Photo
 
 Transform = Callable[[np.ndarray, Photo], tuple[np.ndarray, Photo]]
-
-
-def N_(text: str) -> str:
-    """Marks a transform's name for the players' catalog (tablepi/locale), where `tablepi
-    dice robust` shows it in the system's language; it is typed as it is written here."""
-    return text
 
 
 def _boxes(photo: Photo, move: Callable[[float, float], tuple[float, float]], scale: float) -> Photo:
