@@ -440,26 +440,23 @@ def _shadow(img: np.ndarray, outline: np.ndarray, offset: float) -> None:
     cv2.addWeighted(overlay, 0.35, roi, 0.65, 0, dst=roi)
 
 
-def draw_cocked_die(
+def _two_faces(
     img: np.ndarray,
     value: int,
     center: tuple[float, float],
     size: float,
     angle: float,
     tilt: float,
-    body: tuple[int, int, int] = (235, 235, 235),
-    pip: tuple[int, int, int] = (20, 20, 20),
-    distance: float = 10.0,
-) -> TroubleDie:
-    """Draw a die leaning ``tilt`` degrees (against a wall or another die), seen from above.
+    body: tuple[int, int, int],
+    pip: tuple[int, int, int],
+    shades: tuple[float, float],
+    distance: float,
+) -> None:
+    """Draw a die's face turned ``tilt`` degrees from the view about its u axis, and the side
+    face below it (a real neighbour of ``value``, with its pips), shaded ``shades`` (top, side).
 
-    The die turns about its face's u axis, so the top face is foreshortened
-    along v and the side face below it (v > 0 before the turn, here valued so
-    that it is a real neighbour of ``value``) shows with its pips. The camera
-    stands ``distance`` die sides above the table, giving a slight perspective.
-    ``center`` is where the top face's centre lands; the die leans towards
-    -v (the wall's side).
-    """
+    The camera stands ``distance`` die sides away, giving a slight perspective;
+    ``center`` is where the face's centre lands."""
     h = size / 2.0
     t, a = math.radians(tilt), math.radians(angle)
     ct, st, ca, sa = math.cos(t), math.sin(t), math.cos(a), math.sin(a)
@@ -481,10 +478,50 @@ def draw_cocked_die(
     side_value = next(v for v in (2, 3, 5, 4, 6, 1) if v not in (value, 7 - value))
     silhouette = np.concatenate([top_2d, side_2d[2:]])
     _shadow(img, silhouette, size * 0.06)
+    _paste_face(img, *_face_texture(side_value, texture_side, body, pip), side_2d, shades[1])
+    _paste_face(img, *_face_texture(value, texture_side, body, pip), top_2d, shades[0])
+
+
+def draw_cocked_die(
+    img: np.ndarray,
+    value: int,
+    center: tuple[float, float],
+    size: float,
+    angle: float,
+    tilt: float,
+    body: tuple[int, int, int] = (235, 235, 235),
+    pip: tuple[int, int, int] = (20, 20, 20),
+    distance: float = 10.0,
+) -> TroubleDie:
+    """Draw a die leaning ``tilt`` degrees (against a wall or another die), seen from above.
+
+    The top face is foreshortened and the side face below it shows with its
+    pips; the die leans towards -v (the wall's side)."""
+    t = math.radians(tilt)
     # Lambert shading with light from above: the top face loses a little, the side a lot.
-    _paste_face(img, *_face_texture(side_value, texture_side, body, pip), side_2d, 0.35 + 0.5 * st)
-    _paste_face(img, *_face_texture(value, texture_side, body, pip), top_2d, 0.75 + 0.25 * ct)
+    shades = (0.75 + 0.25 * math.cos(t), 0.35 + 0.5 * math.sin(t))
+    _two_faces(img, value, center, size, angle, tilt, body, pip, shades, distance)
     return TroubleDie(value, (float(center[0]), float(center[1])), size, angle, "cocked", tilt)
+
+
+def draw_slanted_die(
+    img: np.ndarray,
+    value: int,
+    center: tuple[float, float],
+    size: float,
+    angle: float,
+    slant: float,
+    body: tuple[int, int, int] = (235, 235, 235),
+    pip: tuple[int, int, int] = (20, 20, 20),
+    distance: float = 10.0,
+) -> PlacedDie:
+    """Draw a die lying flat, seen by a camera turned ``slant`` degrees from straight down
+    (a phone held at an angle): its top face foreshortened, and the side facing the
+    camera in view below it with its pips. ``value`` is the top face's; ``center`` its centre.
+    """
+    # Light from above: the top face in full, the upright side facing the camera half.
+    _two_faces(img, value, center, size, angle, slant, body, pip, (1.0, 0.55), distance)
+    return PlacedDie(value, (float(center[0]), float(center[1])), size, angle)
 
 
 def _die_mask(shape: tuple[int, ...], die: PlacedDie) -> np.ndarray:
