@@ -214,6 +214,33 @@ def test_training_reads_a_rendered_folder_and_does_not_find_dice_with_no_face_up
     assert name == "rendered-d6" and sizes.tolist() == [[25.0, 25.0, 30.0, 1.0]]
 
 
+def test_folders_of_rendered_frames_weigh_as_one_source_in_training(tmp_path: Path) -> None:
+    from vision.training import sources
+
+    def folder(name: str, frames: list[str]) -> None:
+        split = tmp_path / name / "train"
+        split.mkdir(parents=True)
+        for f in frames:
+            cv2.imwrite(str(split / f), np.zeros((24, 32, 3), np.uint8))
+        split.joinpath("labels.json").write_text(json.dumps({f: {"dice": []} for f in frames}))
+
+    folder("real-d6", ["IMG_1.jpg", "IMG_2.jpg"])
+    folder("rendered-a", ["render-1-00000.jpg"])
+    folder("rendered-b", ["render-2-00000.jpg", "render-2-00001.jpg"])
+    folder("mixed", ["render-3-00000.jpg", "IMG_3.jpg"])  # a dataset that only looks rendered in part
+    (tmp_path / "broken" / "train").mkdir(parents=True)
+    (tmp_path / "broken" / "train" / "labels.json").write_text("{not json")
+    groups = sources.by_source(tmp_path)
+    assert {k: [f.name for f in v] for k, v in groups.items()} == {
+        "broken": ["broken"],
+        "mixed": ["mixed"],
+        "real-d6": ["real-d6"],
+        sources.PATH_TRACED: ["rendered-a", "rendered-b"],
+    }
+    assert len(list(sources.source_photos(groups[sources.PATH_TRACED]))) == 3
+    assert "real-d6" not in sources.by_source(tmp_path, leave_out="real-d6")
+
+
 def test_the_command_refuses_bad_arguments_and_a_folder_it_did_not_write(tmp_path: Path, capsys) -> None:
     real = tmp_path / "real-d6" / "train"
     real.mkdir(parents=True)

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision import confidence, finder, reader, verify
 from vision.evaluate import _match
-from vision.training.sources import HELD_BACK, model_file, photos, rendered
+from vision.training.sources import HELD_BACK, by_source, model_file, rendered, source_photos
 
 
 def readings(
@@ -98,9 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     xs, ds, ys, ws = [], [], [], []
     sources = {
-        folder.name: photos(folder / "train", only=HELD_BACK)
-        for folder in sorted(p for p in args.datasets.iterdir() if (p / "train" / "labels.json").is_file())
-        if folder.name != args.leave_out
+        name: source_photos(folders, only=HELD_BACK)
+        for name, folders in by_source(args.datasets, args.leave_out).items()
     }
     if args.rendered:
         sources["rendered"] = rendered(args.rendered)

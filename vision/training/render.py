@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.training import textures
+from vision.training import sources, textures
 from vision.training.die_mesh import NORMALS, DieMesh, build
 from vision.training.materials import Look, draw_look
 from vision.training.scenes import Camera, Layout, fit_camera, sample_camera, sample_layout
@@ -565,14 +565,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--datasets {args.datasets}: no such folder")
     if args.sheet is not None and not (args.datasets and textures.train_folders(args.datasets, args.out)):
         ap.error("--sheet needs --datasets holding labelled train photos (the real photos it shows)")
-    made = args.out / "train" / "labels.json"
-    if made.is_file():
-        try:
-            names = list(json.loads(made.read_text()))
-        except (OSError, ValueError):
-            names = ["?"]
-        if any(not n.startswith("render-") for n in names):
-            ap.error(f"--out {args.out}: holds frames this command did not render; choose another folder")
+    if (args.out / "train" / "labels.json").is_file() and not sources.rendered_here(args.out):
+        ap.error(f"--out {args.out}: holds frames this command did not render; choose another folder")
     try:
         import drjit as dr
         import mitsuba as mi

@@ -7,7 +7,9 @@ dice with no top face are labelled 0, as ``rendered`` labels a troubled die.
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 
 import cv2
@@ -15,12 +17,18 @@ import numpy as np
 
 from vision.datasets import load_photos
 
+# A frame and its labelled dice ({"value", "box"} each).
+Labelled = tuple[np.ndarray, list[dict]]
+
+# The one source every folder of path-traced frames beside the datasets counts as.
+PATH_TRACED = "path-traced"
+
 # Every N-th train photo is left out of the face verifier's training, so that
 # the confidence grade is fitted on opinions of photos the verifier never saw.
 HELD_BACK = 4
 
 
-def photos(folder: Path, only: int = 0, skip: int = 0) -> Iterator[tuple[np.ndarray, list[dict]]]:
+def photos(folder: Path, only: int = 0, skip: int = 0) -> Iterator[Labelled]:
     """The labelled photos of ``folder`` as (image, labels): with ``only`` N, every N-th
     photo only; with ``skip`` N, all but those."""
     for k, photo in enumerate(load_photos(folder)):
@@ -29,6 +37,31 @@ def photos(folder: Path, only: int = 0, skip: int = 0) -> Iterator[tuple[np.ndar
         image = cv2.imread(str(photo.path), cv2.IMREAD_COLOR)
         if image is not None:
             yield image, [{"value": v, "box": list(b)} for v, b in photo.dice]
+
+
+def rendered_here(folder: Path) -> bool:
+    """Whether ``folder`` (its ``train`` split) holds only frames ``vision.training.render`` made."""
+    try:
+        names = list(json.loads((folder / "train" / "labels.json").read_text()))
+    except (OSError, ValueError):
+        return False
+    return bool(names) and all(n.startswith("render-") for n in names)
+
+
+def by_source(datasets: Path, leave_out: str | None = None) -> dict[str, list[Path]]:
+    """The labelled folders of ``datasets`` by the source each weighs as in training: a dataset
+    alone, and all folders of path-traced frames as one (rendering is often split over runs,
+    a folder each, and would otherwise weigh as many datasets)."""
+    out: dict[str, list[Path]] = {}
+    for folder in sorted(p for p in datasets.iterdir() if (p / "train" / "labels.json").is_file()):
+        if folder.name != leave_out:
+            out.setdefault(PATH_TRACED if rendered_here(folder) else folder.name, []).append(folder)
+    return out
+
+
+def source_photos(folders: list[Path], only: int = 0, skip: int = 0) -> Iterator[Labelled]:
+    """``photos`` of the train splits of ``folders``, one after another."""
+    return chain.from_iterable(photos(f / "train", only, skip) for f in folders)
 
 
 def top_faces(dice: Iterable[tuple[int, tuple]]) -> list[tuple[int, tuple]]:

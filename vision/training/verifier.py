@@ -25,7 +25,7 @@ from vision import finder, verify
 from vision import tunables as T
 from vision.halvings import Halvings
 from vision.training.finder import PIP_AREA_BOXES
-from vision.training.sources import HELD_BACK, model_file, photos, rendered
+from vision.training.sources import HELD_BACK, by_source, model_file, rendered, source_photos
 
 # Crops are stored two die sides wide, so that turning and rescaling them leaves the window filled.
 STORED = 2 * verify.SIDE_PX
@@ -168,10 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
 
     sources: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for folder in sorted(p for p in args.datasets.iterdir() if (p / "train" / "labels.json").is_file()):
-        if folder.name != args.leave_out:
-            kept = photos(folder / "train", skip=args.held_back)
-            sources[folder.name] = crops_of(kept, folder.name in PIP_AREA_BOXES, rng, args.finder)
+    for name, folders in by_source(args.datasets, args.leave_out).items():
+        kept = source_photos(folders, skip=args.held_back)
+        sources[name] = crops_of(kept, name in PIP_AREA_BOXES, rng, args.finder)
     if args.rendered:
         sources["rendered"] = crops_of(rendered(args.rendered, seed=20_000), False, rng, args.finder)
     for name, (_, y) in sources.items():
