@@ -62,9 +62,7 @@ def outcomes() -> dict[tuple[int, bool], tuple[int, list]]:
             right, wrong = 0, []
             for scheme in SCHEMES:
                 for size in SIZES:
-                    sizes = (
-                        DieSizes(320, 240, (math.log(size * SPOT_SIDE),), 0.05, 20) if calibrated else None
-                    )
+                    sizes = _known(size) if calibrated else None
                     for value in range(1, 7):
                         for turn in TURNS:
                             read = read_dice(_slanted(scheme, slant, size, value, turn), sizes=sizes)
