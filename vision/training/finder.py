@@ -34,7 +34,7 @@ import numpy as np
 
 from vision.datasets import load_photos
 from vision.finder import BAND, INPUT_MEAN, INPUT_SCALE, STRIDE
-from vision.training.sources import top_faces
+from vision.training.sources import labelled, top_faces
 
 CROP = 128
 # Share of training crops taken from rendered frames rather than photos.
@@ -60,7 +60,7 @@ def die_sizes(dice, pip_area: bool) -> np.ndarray:
 
 def load(datasets: Path, leave_out: str | None):
     items = []
-    for folder in sorted(p for p in datasets.iterdir() if (p / "train" / "labels.json").is_file()):
+    for folder in labelled(datasets):
         if folder.name == leave_out:
             continue
         pip_area = folder.name in PIP_AREA_BOXES

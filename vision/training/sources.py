@@ -39,6 +39,11 @@ def photos(folder: Path, only: int = 0, skip: int = 0) -> Iterator[Labelled]:
             yield image, [{"value": v, "box": list(b)} for v, b in photo.dice]
 
 
+def labelled(datasets: Path) -> list[Path]:
+    """The folders of ``datasets`` with a labelled ``train`` split (datasets, rendered frames), by name."""
+    return sorted(p for p in Path(datasets).iterdir() if (p / "train" / "labels.json").is_file())
+
+
 def rendered_here(folder: Path) -> bool:
     """Whether ``folder`` (its ``train`` split) holds only frames ``vision.training.render`` made."""
     try:
@@ -53,7 +58,7 @@ def by_source(datasets: Path, leave_out: str | None = None) -> dict[str, list[Pa
     alone, and all folders of path-traced frames as one (rendering is often split over runs,
     a folder each, and would otherwise weigh as many datasets)."""
     out: dict[str, list[Path]] = {}
-    for folder in sorted(p for p in datasets.iterdir() if (p / "train" / "labels.json").is_file()):
+    for folder in labelled(datasets):
         if folder.name != leave_out:
             out.setdefault(PATH_TRACED if rendered_here(folder) else folder.name, []).append(folder)
     return out

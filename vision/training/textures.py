@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.datasets import load_photos
+from vision.training.sources import labelled
 
 KINDS = ("cloth", "felt", "wood", "paper", "board", "photo")
 
@@ -124,11 +125,7 @@ def board(rng: np.random.Generator, size: int) -> np.ndarray:
 def train_folders(datasets: Path, leave_out: Path | None = None) -> list[Path]:
     """The train splits of the datasets in ``datasets`` (a rendered folder ``leave_out`` left out)."""
     skip = leave_out.resolve() if leave_out is not None else None
-    return sorted(
-        p / "train"
-        for p in Path(datasets).iterdir()
-        if (p / "train" / "labels.json").is_file() and p.resolve() != skip
-    )
+    return [p / "train" for p in labelled(datasets) if p.resolve() != skip]
 
 
 def photo_tile(rng: np.random.Generator, size: int, folders: list[Path]) -> np.ndarray | None:
