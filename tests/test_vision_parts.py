@@ -182,9 +182,23 @@ def test_a_face_the_verifier_surely_sees_is_read_at_one_size(monkeypatch, seen: 
     opinion = None if seen is None else [np.eye(7)[seen]]
     reading = face.read_faces(img, [(110, 110, 80)], opinion)[0]
     assert reading.value == 5
-    # Read at the finder's size and, unless the verifier saw the same value, at the other sizes too.
-    assert len(crops) == (1 if seen == 5 else len(T.SIZES))
+    # Read at the finder's size and, unless the verifier saw the same value, at the other sizes
+    # too; where it surely saw another value, larger as well (none of which reads a 3).
+    assert len(crops) == {None: len(T.SIZES), 5: 1, 3: len(T.SIZES) + len(T.LARGER)}[seen]
     assert reading.agreement == 1.0
+
+
+@pytest.mark.parametrize("turn", [0, 10, 30])
+def test_a_six_sized_small_is_read_larger_where_the_verifier_sees_a_six(turn: float) -> None:
+    img = background(220, 220, "wood", np.random.default_rng(5))
+    draw_die(img, 6, (110, 110), 60, turn)
+    # The finder's size 0.8 of the die's: its corner pips lie past the reach of every size.
+    place = [(110, 110, 48)]
+    assert face.read_faces(img, place)[0].value == 2
+    assert face.read_faces(img, place, [np.eye(7)[5]])[0].value == 2  # no larger reading gives a 5
+    six = face.read_faces(img, place, [np.eye(7)[6]])[0]
+    assert six.value == 6 and len(six.pips) == 6
+    assert six.agreement == 1.0  # at every larger size
 
 
 def test_the_verifiers_crop_puts_the_die_in_the_middle_at_its_size() -> None:

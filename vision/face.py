@@ -260,7 +260,9 @@ def read_faces(
     of that value stands for it. ``seen``, per place, is the verifier's
     probabilities for each value (``vision.verify``): a face read at the
     finder's size as the value the verifier surely sees, with a clear lead,
-    is not read again at the other sizes (they would only agree)."""
+    is not read again at the other sizes (they would only agree); one the verifier surely
+    sees as another value than its pips give is read larger too, and a larger reading of
+    the verifier's value stands for it (the finder sized it small, its outer pips unseen)."""
     image = Halvings.of(image)
     first = _read_recentred(image, [(x, y, side * T.SIZES[0]) for x, y, side in places])
     rest = [
@@ -276,11 +278,33 @@ def read_faces(
     for n, i in enumerate(rest):
         per_place[i] += more[n * len(others) : (n + 1) * len(others)]
     voted = [_vote(readings) for readings in per_place]
+    larger = [
+        i
+        for i, r in enumerate(voted)
+        if seen is not None
+        and r is not None
+        and _seen_value(seen[i]) != r.value
+        and seen[i][_seen_value(seen[i])] >= T.SEEN_OTHER
+    ]
+    big = _read_recentred(
+        image, [(places[i][0], places[i][1], places[i][2] * k) for i in larger for k in T.LARGER]
+    )
+    for n, i in enumerate(larger):
+        tries = big[n * len(T.LARGER) : (n + 1) * len(T.LARGER)]
+        hits = [r for r in tries if r is not None and r.value == _seen_value(seen[i])]
+        if hits:
+            best = max(hits, key=lambda r: r.score)
+            best.agreement = len(hits) / len(T.LARGER)
+            voted[i] = best
     # Sharpness is measured on the crop that stands for each die only: it is costly.
     for r in voted:
         if r is not None and r.crop is not None:
             r.sharpness, r.crop = sharpness(r.crop), None
     return voted
+
+
+def _seen_value(opinion: np.ndarray) -> int:
+    return int(np.argmax(opinion[1:])) + 1
 
 
 def _read_recentred(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:

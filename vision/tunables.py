@@ -84,6 +84,10 @@ SIZES = (1.0, 0.85, 1.18)
 # probability, leading the next value by this much: the other sizes would agree.
 SETTLED_SEEN = 0.8
 SETTLED_LEAD = 2.0
+# A face the verifier sees as another value with at least this probability is read
+# again at these larger sizes; a reading of the verifier's value there stands instead.
+SEEN_OTHER = 0.9
+LARGER = (1.3, 1.45)
 # A face whose pips centre this far from the finder's centre (sides) is read again around them.
 RECENTRE = 0.08
 
