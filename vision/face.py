@@ -8,7 +8,9 @@ them) is fitted to that value's pip layout, allowing for a die seen at a slant
 (an affine grid), and weighed: pips of one face are about equally strong, the
 blobs left out are much weaker, and the pips sit where the layout puts them.
 The best weighed hypothesis is the value; how far it leads the next is the
-main evidence for its confidence (``vision.confidence``).
+main evidence for its confidence (``vision.confidence``). Where the face
+verifier surely sees another value that the pips found fit too (a pip faint
+under glare, a speck taken for one), that value is read, behind by its lead.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ class FaceReading:
     sharpness: float = 0.0  # see ``sharpness``
     opinion: np.ndarray | None = None  # the verifier's probabilities (``vision.verify``)
     crop: np.ndarray | None = field(default=None, repr=False)  # until its sharpness is measured
+    # Each other value's best fitting hypothesis on the same blobs: (score, residual, slant, pips).
+    others: dict[int, tuple[float, float, float, np.ndarray]] = field(default_factory=dict, repr=False)
 
 
 def face_crop(frame: np.ndarray | Halvings, x: float, y: float, side: float) -> np.ndarray:
@@ -262,7 +266,9 @@ def read_faces(
     finder's size as the value the verifier surely sees, with a clear lead,
     is not read again at the other sizes (they would only agree); one the verifier surely
     sees as another value than its pips give is read larger too, and a larger reading of
-    the verifier's value stands for it (the finder sized it small, its outer pips unseen)."""
+    the verifier's value stands for it (the finder sized it small, its outer pips unseen);
+    failing that, a hypothesis of the verifier's value that the pips fit does, if the
+    verifier sees that value with ``T.SEEN_PICKS``."""
     image = Halvings.of(image)
     first = _read_recentred(image, [(x, y, side * T.SIZES[0]) for x, y, side in places])
     rest = [
@@ -296,6 +302,24 @@ def read_faces(
             best = max(hits, key=lambda r: r.score)
             best.agreement = len(hits) / len(T.LARGER)
             voted[i] = best
+    for i, r in enumerate(voted):
+        if seen is None or r is None:
+            continue
+        v = _seen_value(seen[i])
+        if v != r.value and seen[i][v] >= T.SEEN_PICKS and v in r.others:
+            score, residual, slant, pips = r.others[v]
+            agreement = sum(o is not None and o.value == v for o in per_place[i]) / len(per_place[i])
+            voted[i] = replace(
+                r,
+                value=v,
+                lead=score - r.score,
+                score=score,
+                residual=residual,
+                slant=slant,
+                pips=pips,
+                agreement=agreement,
+                others={},
+            )
     # Sharpness is measured on the crop that stands for each die only: it is costly.
     for r in voted:
         if r is not None and r.crop is not None:
@@ -369,13 +393,19 @@ def _read_new(image: Halvings, places: list[tuple[float, float, float]]) -> list
             out.append(None)
             continue
         w, i = max(options, key=lambda o: o[0][1])
-        value, score, lead, residual, slant, z = w
+        value, score, lead, residual, slant, z, alternatives = w
         crop, maps = crops[j]
         pmap = maps[:, :, i]
         on = pmap > 0
         contrast = float(_median(pmap[on])) if on.any() else 0.0
-        pips = x + 1j * y + z * side / T.FACE_PX
-        out.append(FaceReading(value, lead, score, contrast, residual, pips, slant=slant, crop=crop))
+        frame = x + 1j * y
+        pips = frame + z * side / T.FACE_PX
+        others = {
+            v: (sc, res, sl, frame + zv * side / T.FACE_PX) for v, (sc, res, sl, zv) in alternatives.items()
+        }
+        out.append(
+            FaceReading(value, lead, score, contrast, residual, pips, slant=slant, crop=crop, others=others)
+        )
     return out
 
 
@@ -511,8 +541,23 @@ def _best(
         lead = np.minimum(np.where(np.isfinite(rival), score[k] - rival, T.LEAD_ALONE), T.LEAD_ALONE)
     flat = (chosen == 1) | (small[k] <= 0)
     slant = np.where(flat, 1.0, big[k] / np.where(flat, 1.0, small[k]))
+    # Each value's first best-scored fitting row within each look: the other values' hypotheses.
+    best_of_value = np.flatnonzero(
+        ok & (score == np.repeat(per_value[look[groups], values[groups]], np.diff(np.r_[groups, len(look)])))
+    )
+    alternatives: dict[int, dict] = {}
+    for row in best_of_value[np.unique(key[best_of_value], return_index=True)[1]]:
+        z = looks[look[row]][0]
+        sl = 1.0 if values[row] == 1 or small[row] <= 0 else big[row] / small[row]
+        alternatives.setdefault(int(look[row]), {})[int(values[row])] = (
+            float(score[row]),
+            float(r[row]),
+            float(sl),
+            z[member[row, : len(z)] > 0],
+        )
     for i, row, value, led, sl in zip(idx, k, chosen, lead, slant, strict=True):
         z = looks[i][0]
         pips = z[member[row, : len(z)] > 0]
-        out[i] = (int(value), float(score[row]), float(led), float(r[row]), float(sl), pips)
+        rivals = {v: a for v, a in alternatives.get(int(i), {}).items() if v != value}
+        out[i] = (int(value), float(score[row]), float(led), float(r[row]), float(sl), pips, rivals)
     return out

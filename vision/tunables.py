@@ -88,6 +88,9 @@ SETTLED_LEAD = 2.0
 # again at these larger sizes; a reading of the verifier's value there stands instead.
 SEEN_OTHER = 0.9
 LARGER = (1.3, 1.45)
+# ... and one it sees as another value with at least this probability takes that value
+# where the pips found fit it too (a pip missed or a speck taken for one).
+SEEN_PICKS = 0.7
 # A face whose pips centre this far from the finder's centre (sides) is read again around them.
 RECENTRE = 0.08
 
