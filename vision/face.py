@@ -267,8 +267,7 @@ def read_faces(
     is not read again at the other sizes (they would only agree); one the verifier surely
     sees as another value than its pips give is read larger too, and a larger reading of
     the verifier's value stands for it (the finder sized it small, its outer pips unseen);
-    failing that, a hypothesis of the verifier's value that the pips fit does, if the
-    verifier sees that value with ``T.SEEN_PICKS``."""
+    failing that, a hypothesis of the verifier's value that the pips fit does."""
     image = Halvings.of(image)
     first = _read_recentred(image, [(x, y, side * T.SIZES[0]) for x, y, side in places])
     rest = [
@@ -284,42 +283,24 @@ def read_faces(
     for n, i in enumerate(rest):
         per_place[i] += more[n * len(others) : (n + 1) * len(others)]
     voted = [_vote(readings) for readings in per_place]
-    larger = [
-        i
+    # Faces the verifier surely sees as another value than their pips give.
+    doubted = [
+        (i, _seen_value(seen[i]))
         for i, r in enumerate(voted)
         if seen is not None
         and r is not None
-        and _seen_value(seen[i]) != r.value
+        and r.value != _seen_value(seen[i])
         and seen[i][_seen_value(seen[i])] >= T.SEEN_OTHER
     ]
-    big = _read_recentred(
-        image, [(places[i][0], places[i][1], places[i][2] * k) for i in larger for k in T.LARGER]
-    )
-    for n, i in enumerate(larger):
-        tries = big[n * len(T.LARGER) : (n + 1) * len(T.LARGER)]
-        hits = [r for r in tries if r is not None and r.value == _seen_value(seen[i])]
+    sizes = len(T.LARGER)
+    big = _read_recentred(image, [(*places[i][:2], places[i][2] * k) for i, _ in doubted for k in T.LARGER])
+    for j, (i, v) in enumerate(doubted):
+        hits = [r for r in big[j * sizes : (j + 1) * sizes] if r is not None and r.value == v]
         if hits:
-            best = max(hits, key=lambda r: r.score)
-            best.agreement = len(hits) / len(T.LARGER)
-            voted[i] = best
-    for i, r in enumerate(voted):
-        if seen is None or r is None:
-            continue
-        v = _seen_value(seen[i])
-        if v != r.value and seen[i][v] >= T.SEEN_PICKS and v in r.others:
-            score, residual, slant, pips = r.others[v]
-            agreement = sum(o is not None and o.value == v for o in per_place[i]) / len(per_place[i])
-            voted[i] = replace(
-                r,
-                value=v,
-                lead=score - r.score,
-                score=score,
-                residual=residual,
-                slant=slant,
-                pips=pips,
-                agreement=agreement,
-                others={},
-            )
+            voted[i] = max(hits, key=lambda r: r.score)
+            voted[i].agreement = len(hits) / sizes
+        elif v in voted[i].others:
+            voted[i] = _as_hypothesis(voted[i], v, per_place[i])
     # Sharpness is measured on the crop that stands for each die only: it is costly.
     for r in voted:
         if r is not None and r.crop is not None:
@@ -329,6 +310,24 @@ def read_faces(
 
 def _seen_value(opinion: np.ndarray) -> int:
     return int(np.argmax(opinion[1:])) + 1
+
+
+def _as_hypothesis(reading: FaceReading, value: int, readings: list[FaceReading | None]) -> FaceReading:
+    """``reading`` as its pips' best hypothesis of ``value``: behind by its lead, and agreed
+    with by the sizes (``readings``) that read ``value``."""
+    score, residual, slant, pips = reading.others[value]
+    agreement = sum(r is not None and r.value == value for r in readings) / len(readings)
+    return replace(
+        reading,
+        value=value,
+        lead=score - reading.score,
+        score=score,
+        residual=residual,
+        slant=slant,
+        pips=pips,
+        agreement=agreement,
+        others={},
+    )
 
 
 def _read_recentred(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
