@@ -8,9 +8,7 @@ them) is fitted to that value's pip layout, allowing for a die seen at a slant
 (an affine grid), and weighed: pips of one face are about equally strong, the
 blobs left out are much weaker, and the pips sit where the layout puts them.
 The best weighed hypothesis is the value; how far it leads the next is the
-main evidence for its confidence (``vision.confidence``). Where the face
-verifier surely sees another value that the pips found fit too (a pip faint
-under glare, a speck taken for one), that value is read, behind by its lead.
+main evidence for its confidence (``vision.confidence``).
 """
 
 from __future__ import annotations
@@ -79,8 +77,6 @@ class FaceReading:
     sharpness: float = 0.0  # see ``sharpness``
     opinion: np.ndarray | None = None  # the verifier's probabilities (``vision.verify``)
     crop: np.ndarray | None = field(default=None, repr=False)  # until its sharpness is measured
-    # Each other value's best fitting hypothesis on the same blobs: (score, residual, slant, pips).
-    others: dict[int, tuple[float, float, float, np.ndarray]] = field(default_factory=dict, repr=False)
 
 
 def face_crop(frame: np.ndarray | Halvings, x: float, y: float, side: float) -> np.ndarray:
@@ -266,8 +262,7 @@ def read_faces(
     finder's size as the value the verifier surely sees, with a clear lead,
     is not read again at the other sizes (they would only agree); one the verifier surely
     sees as another value than its pips give is read larger too, and a larger reading of
-    the verifier's value stands for it (the finder sized it small, its outer pips unseen);
-    failing that, a hypothesis of the verifier's value that the pips fit does."""
+    the verifier's value stands for it (the finder sized it small, its outer pips unseen)."""
     image = Halvings.of(image)
     first = _read_recentred(image, [(x, y, side * T.SIZES[0]) for x, y, side in places])
     rest = [
@@ -283,24 +278,24 @@ def read_faces(
     for n, i in enumerate(rest):
         per_place[i] += more[n * len(others) : (n + 1) * len(others)]
     voted = [_vote(readings) for readings in per_place]
-    # Faces the verifier surely sees as another value than their pips give.
-    doubted = [
-        (i, _seen_value(seen[i]))
+    larger = [
+        i
         for i, r in enumerate(voted)
         if seen is not None
         and r is not None
-        and r.value != _seen_value(seen[i])
+        and _seen_value(seen[i]) != r.value
         and seen[i][_seen_value(seen[i])] >= T.SEEN_OTHER
     ]
-    sizes = len(T.LARGER)
-    big = _read_recentred(image, [(*places[i][:2], places[i][2] * k) for i, _ in doubted for k in T.LARGER])
-    for j, (i, v) in enumerate(doubted):
-        hits = [r for r in big[j * sizes : (j + 1) * sizes] if r is not None and r.value == v]
+    big = _read_recentred(
+        image, [(places[i][0], places[i][1], places[i][2] * k) for i in larger for k in T.LARGER]
+    )
+    for n, i in enumerate(larger):
+        tries = big[n * len(T.LARGER) : (n + 1) * len(T.LARGER)]
+        hits = [r for r in tries if r is not None and r.value == _seen_value(seen[i])]
         if hits:
-            voted[i] = max(hits, key=lambda r: r.score)
-            voted[i].agreement = len(hits) / sizes
-        elif v in voted[i].others:
-            voted[i] = _as_hypothesis(voted[i], v, per_place[i])
+            best = max(hits, key=lambda r: r.score)
+            best.agreement = len(hits) / len(T.LARGER)
+            voted[i] = best
     # Sharpness is measured on the crop that stands for each die only: it is costly.
     for r in voted:
         if r is not None and r.crop is not None:
@@ -310,24 +305,6 @@ def read_faces(
 
 def _seen_value(opinion: np.ndarray) -> int:
     return int(np.argmax(opinion[1:])) + 1
-
-
-def _as_hypothesis(reading: FaceReading, value: int, readings: list[FaceReading | None]) -> FaceReading:
-    """``reading`` as its pips' best hypothesis of ``value``: behind by its lead, and agreed
-    with by the sizes (``readings``) that read ``value``."""
-    score, residual, slant, pips = reading.others[value]
-    agreement = sum(r is not None and r.value == value for r in readings) / len(readings)
-    return replace(
-        reading,
-        value=value,
-        lead=score - reading.score,
-        score=score,
-        residual=residual,
-        slant=slant,
-        pips=pips,
-        agreement=agreement,
-        others={},
-    )
 
 
 def _read_recentred(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
@@ -392,19 +369,13 @@ def _read_new(image: Halvings, places: list[tuple[float, float, float]]) -> list
             out.append(None)
             continue
         w, i = max(options, key=lambda o: o[0][1])
-        value, score, lead, residual, slant, z, alternatives = w
+        value, score, lead, residual, slant, z = w
         crop, maps = crops[j]
         pmap = maps[:, :, i]
         on = pmap > 0
         contrast = float(_median(pmap[on])) if on.any() else 0.0
-        frame = x + 1j * y
-        pips = frame + z * side / T.FACE_PX
-        others = {
-            v: (sc, res, sl, frame + zv * side / T.FACE_PX) for v, (sc, res, sl, zv) in alternatives.items()
-        }
-        out.append(
-            FaceReading(value, lead, score, contrast, residual, pips, slant=slant, crop=crop, others=others)
-        )
+        pips = x + 1j * y + z * side / T.FACE_PX
+        out.append(FaceReading(value, lead, score, contrast, residual, pips, slant=slant, crop=crop))
     return out
 
 
@@ -540,23 +511,8 @@ def _best(
         lead = np.minimum(np.where(np.isfinite(rival), score[k] - rival, T.LEAD_ALONE), T.LEAD_ALONE)
     flat = (chosen == 1) | (small[k] <= 0)
     slant = np.where(flat, 1.0, big[k] / np.where(flat, 1.0, small[k]))
-    # Each value's first best-scored fitting row within each look: the other values' hypotheses.
-    best_of_value = np.flatnonzero(
-        ok & (score == np.repeat(per_value[look[groups], values[groups]], np.diff(np.r_[groups, len(look)])))
-    )
-    alternatives: dict[int, dict] = {}
-    for row in best_of_value[np.unique(key[best_of_value], return_index=True)[1]]:
-        z = looks[look[row]][0]
-        sl = 1.0 if values[row] == 1 or small[row] <= 0 else big[row] / small[row]
-        alternatives.setdefault(int(look[row]), {})[int(values[row])] = (
-            float(score[row]),
-            float(r[row]),
-            float(sl),
-            z[member[row, : len(z)] > 0],
-        )
     for i, row, value, led, sl in zip(idx, k, chosen, lead, slant, strict=True):
         z = looks[i][0]
         pips = z[member[row, : len(z)] > 0]
-        rivals = {v: a for v, a in alternatives.get(int(i), {}).items() if v != value}
-        out[i] = (int(value), float(score[row]), float(led), float(r[row]), float(sl), pips, rivals)
+        out[i] = (int(value), float(score[row]), float(led), float(r[row]), float(sl), pips)
     return out

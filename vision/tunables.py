@@ -85,10 +85,7 @@ SIZES = (1.0, 0.85, 1.18)
 SETTLED_SEEN = 0.8
 SETTLED_LEAD = 2.0
 # A face the verifier sees as another value with at least this probability is read
-# again at these larger sizes (the finder sized it small, its outer pips unseen); a
-# reading of the verifier's value there stands instead, or else the pips' own
-# hypothesis of that value where they fit it too (a pip faint under glare, a speck
-# taken for one). Below it, the verifier is too often wrong to overrule the pips.
+# again at these larger sizes; a reading of the verifier's value there stands instead.
 SEEN_OTHER = 0.9
 LARGER = (1.3, 1.45)
 # A face whose pips centre this far from the finder's centre (sides) is read again around them.
