@@ -278,24 +278,21 @@ def read_faces(
     for n, i in enumerate(rest):
         per_place[i] += more[n * len(others) : (n + 1) * len(others)]
     voted = [_vote(readings) for readings in per_place]
-    larger = [
-        i
-        for i, r in enumerate(voted)
-        if seen is not None
-        and r is not None
-        and _seen_value(seen[i]) != r.value
-        and seen[i][_seen_value(seen[i])] >= T.SEEN_OTHER
+    # Faces the verifier surely sees as another value than their pips give: read larger too.
+    doubted = [
+        (i, v)
+        for i, (r, v) in enumerate(zip(voted, map(_seen_value, seen or []), strict=seen is not None))
+        if r is not None and v != r.value and seen[i][v] >= T.SEEN_OTHER
     ]
-    big = _read_recentred(
-        image, [(places[i][0], places[i][1], places[i][2] * k) for i in larger for k in T.LARGER]
+    sizes = len(T.LARGER)
+    larger = _read_recentred(
+        image, [(*places[i][:2], places[i][2] * k) for i, _ in doubted for k in T.LARGER]
     )
-    for n, i in enumerate(larger):
-        tries = big[n * len(T.LARGER) : (n + 1) * len(T.LARGER)]
-        hits = [r for r in tries if r is not None and r.value == _seen_value(seen[i])]
+    for j, (i, v) in enumerate(doubted):
+        hits = [r for r in larger[j * sizes : (j + 1) * sizes] if r is not None and r.value == v]
         if hits:
-            best = max(hits, key=lambda r: r.score)
-            best.agreement = len(hits) / len(T.LARGER)
-            voted[i] = best
+            voted[i] = max(hits, key=lambda r: r.score)
+            voted[i].agreement = len(hits) / sizes
     # Sharpness is measured on the crop that stands for each die only: it is costly.
     for r in voted:
         if r is not None and r.crop is not None:
@@ -304,6 +301,7 @@ def read_faces(
 
 
 def _seen_value(opinion: np.ndarray) -> int:
+    """The value the verifier's ``opinion`` (``vision.verify``) rates most likely."""
     return int(np.argmax(opinion[1:])) + 1
 
 
