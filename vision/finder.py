@@ -53,14 +53,13 @@ def levels(shape: tuple[int, ...]) -> list[float]:
     return scales or [min(1.0, T.FINEST / max(h, w))]
 
 
-def _maps(net, image: np.ndarray) -> np.ndarray:
+def _maps(net: nets.Net, image: np.ndarray) -> np.ndarray:
     h, w = image.shape[:2]
     ph, pw = -h % 16, -w % 16
     if ph or pw:
         image = cv2.copyMakeBorder(image, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
     blob = cv2.dnn.blobFromImage(image, INPUT_SCALE, mean=(INPUT_MEAN,) * 3, swapRB=False)
-    net.setInput(blob)
-    out = net.forward()[0]
+    out = net(blob)[0]
     return out[:, : -(-h // STRIDE), : -(-w // STRIDE)]
 
 

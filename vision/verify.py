@@ -88,8 +88,7 @@ def opinions(
 def _opinions(frame: Halvings, places: list[tuple[float, float, float]], model: Path) -> np.ndarray:
     batch = standardise(channels(np.stack([crop(frame, x, y, s) for x, y, s in places])))
     net = nets.load(str(model), "face verifier")
-    net.setInput(batch)
-    logits = net.forward().reshape(len(places), CLASSES).astype(np.float64)
+    logits = net(batch).reshape(len(places), CLASSES).astype(np.float64)
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
     return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
