@@ -37,6 +37,8 @@ def with_onnxruntime(path: str) -> Net:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = max(1, cv2.getNumThreads())
     options.inter_op_num_threads = 1
+    # Its threads would otherwise spin between runs, taking the cores the pip counting needs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3  # its warnings about unused initialisers are not the user's
     session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     name = session.get_inputs()[0].name
