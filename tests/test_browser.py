@@ -330,6 +330,8 @@ def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
             assert '{"type":"add","player":1,"collection":"secret","count":2}' in sent_by_ben
             secret_is_hidden("Moonbohnen")
             assert tv.locator("[data-player='Ben'] .bean-card.back").count() == 2
+            # The phone keeps the cards once the table has answered, which may come after its new state.
+            ben.wait_for_selector("#beans-secret-local .bean-card >> nth=1")
             assert ben.inner_text("#beans-secret-local").split() == ["2", "5"]
         elif turn == 2:
             # Closing out the open collection turns the secret one face up: the
@@ -389,6 +391,34 @@ def test_space_beans_game_kept_from_phones_ends_on_tv(table, browser, tv):
     assert tv.errors == [] and ann.errors == [] and ben.errors == []
     ann.context.close()
     ben.context.close()
+
+
+def test_a_secret_collection_shows_on_its_phone_when_the_answer_comes_after_the_state(table, browser):
+    table.command({"type": "new_game", "kind": "space_beans", "settings": {"players": ["Ann", "Ben"]}})
+    ann = new_phone(browser)
+    ann.goto(table.base + "/")
+    sign_in(ann, table.pin)
+    ann.click("#beans-who button:has-text('Ann')")
+    beans_act(table, [ann], lambda: beans_add(ann, "Bluebeans", [4]))
+    for command in (
+        {"type": "end_turn"},
+        {"type": "add", "player": 1, "collection": "open", "bean": "Bohrion", "cards": [7]},
+        {"type": "end_turn"},
+    ):
+        beans_act(table, [ann], lambda c=command: table.command(c))
+
+    def answer_late(route) -> None:
+        response = route.fetch()  # the table takes the command now...
+        time.sleep(0.8)  # ...and the phone draws its new state before it hears back
+        route.fulfill(response=response)
+
+    ann.route("**/api/commands", answer_late)
+    beans_act(table, [ann], lambda: beans_add(ann, "Moonbohnen", [2, 5], "secret"))
+    assert table.state()["game"]["state"]["players"][0]["secret_count"] == 2
+    ann.wait_for_selector("#beans-secret-local .bean-card >> nth=1", timeout=3000)
+    assert ann.inner_text("#beans-secret-local").split() == ["2", "5"]
+    assert not ann.errors
+    ann.context.close()
 
 
 def test_setup_layout_editor_makes_a_custom_board(table, phone, tmp_path):

@@ -263,7 +263,11 @@
         localStorage.removeItem(secretKey(me));
       }
       draft = [];
-      renderEntry();
+      // The table's new state may have been drawn already, before the cards were kept
+      // here: draw it again. A state from before the command is left to its update.
+      var p = state && state.players[me];
+      if (p && (p.secret_count || 0) >= secretCards(sec).length) render();
+      else renderEntry();
     }).catch(function () { /* shown already */ });
   });
 
