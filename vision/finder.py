@@ -106,18 +106,15 @@ def _find(frame: Halvings, model: Path, sides: tuple[float, float] | None) -> li
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= T.PEAK_MIN)
         lo = 0.0 if i == 0 else T.LEVEL_KEEP[0]
         hi = np.inf if i == len(scales) - 1 else T.LEVEL_KEEP[1]
-        for y, x in zip(*np.nonzero(peaks), strict=True):
-            side = 16.0 * 2.0 ** float(maps[1, y, x])
-            if not lo <= side < hi * T.EDGE_REACH:
-                continue
-            ox, oy = 1.0 / (1.0 + np.exp(-maps[2:4, y, x]))
-            spot = Spot(
-                (x + ox) * STRIDE / done,
-                (y + oy) * STRIDE / done,
-                side / done,
-                float(heat[y, x]),
-                edge=side >= hi,
-            )
+        ys, xs = np.nonzero(peaks)
+        sides = np.array([16.0 * 2.0**v for v in maps[1, ys, xs].tolist()])
+        inside = (lo <= sides) & (sides < hi * T.EDGE_REACH)
+        ys, xs, sides = ys[inside], xs[inside], sides[inside]
+        offsets = 1.0 / (1.0 + np.exp(-maps[2:4, ys, xs]))
+        cx = ((xs + offsets[0]) * STRIDE / done).tolist()
+        cy = ((ys + offsets[1]) * STRIDE / done).tolist()
+        for x, y, side, score in zip(cx, cy, sides.tolist(), heat[ys, xs].tolist(), strict=True):
+            spot = Spot(x, y, side / done, score, edge=side >= hi)
             (edges if spot.edge else spots).append(spot)
     kept = _suppress(spots)
     # A die sized just past one level's octave and just short of the next
@@ -140,10 +137,18 @@ def _holding(scales: list[float], smallest: float, largest: float) -> list[float
 def _suppress(spots: list[Spot]) -> list[Spot]:
     """Keep the strongest of spots that are the same die seen on two levels: close
     together and of about one size (a die's pips, much smaller, are left to the reader)."""
+    ranked = sorted(spots, key=lambda s: -s.score)
+    if not ranked:
+        return []
+    x, y, side = (np.array([getattr(s, a) for s in ranked]) for a in ("x", "y", "side"))
+    taken = np.zeros(len(ranked), bool)  # the same die as a spot kept before it
     kept: list[Spot] = []
-    for s in sorted(spots, key=lambda s: -s.score):
-        if not any(_same(s, o) for o in kept):
-            kept.append(s)
+    for i, s in enumerate(ranked):
+        if taken[i]:
+            continue
+        kept.append(s)
+        big, small = np.maximum(side, s.side), np.minimum(side, s.side)
+        taken |= ((x - s.x) ** 2 + (y - s.y) ** 2 <= (T.SAME_DIE * big) ** 2) & (big <= T.SAME_SIZE * small)
     return kept
 
 
