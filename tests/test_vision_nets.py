@@ -35,3 +35,19 @@ def test_both_runtimes_give_the_same_output(model: Path, shape: tuple[int, ...])
 def test_a_missing_model_says_which_and_what_to_do(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="face verifier's model is missing"):
         nets.load(str(tmp_path / "gone.onnx"), "face verifier")
+
+
+def test_an_onnx_runtime_that_cannot_run_leaves_the_networks_to_opencv(monkeypatch, caplog) -> None:
+    def broken(path: str) -> nets.Net:
+        raise RuntimeError("illegal instruction in the CPU check")
+
+    monkeypatch.setattr(nets, "with_onnxruntime", broken)
+    nets.load.cache_clear()
+    try:
+        net = nets.load(str(verify.MODEL), "face verifier")
+        batch = np.random.default_rng(5).uniform(-1, 1, (2, 2, 48, 48)).astype(np.float32)
+        assert net(batch).shape[0] == 2
+        assert net.__qualname__.startswith("with_opencv")
+        assert "ONNX Runtime cannot run verifier.onnx (illegal instruction" in caplog.text
+    finally:
+        nets.load.cache_clear()  # the other tests load the networks as the table does

@@ -8,12 +8,17 @@ many threads as OpenCV is set to (``cv2.setNumThreads``) when first loaded.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision import N_
+
+log = logging.getLogger(__name__)
 
 # A network's run on one input batch (float32, NCHW): its first output.
 Net = Callable[[np.ndarray], np.ndarray]
@@ -27,6 +32,9 @@ def load(path: str, what: str) -> Net:
     try:
         return with_onnxruntime(path)
     except ImportError:
+        return with_opencv(path)
+    except Exception as exc:  # an ONNX Runtime that cannot run here: a broken install, an old CPU
+        log.warning(N_("ONNX Runtime cannot run %s (%s); OpenCV runs it instead"), Path(path).name, exc)
         return with_opencv(path)
 
 
