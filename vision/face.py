@@ -279,11 +279,11 @@ def read_faces(
         per_place[i] += more[n * len(others) : (n + 1) * len(others)]
     voted = [_vote(readings) for readings in per_place]
     # Faces the verifier surely sees as another value than their pips give: read larger too.
-    doubted = [
-        (i, v)
-        for i, (r, v) in enumerate(zip(voted, map(_seen_value, seen or []), strict=seen is not None))
-        if r is not None and v != r.value and seen[i][v] >= T.SEEN_OTHER
-    ]
+    doubted = []
+    for i, r in enumerate(voted if seen is not None else []):
+        v = _seen_value(seen[i])
+        if r is not None and v != r.value and seen[i][v] >= T.SEEN_OTHER:
+            doubted.append((i, v))
     sizes = len(T.LARGER)
     larger = _read_recentred(
         image, [(*places[i][:2], places[i][2] * k) for i, _ in doubted for k in T.LARGER]
