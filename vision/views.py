@@ -6,7 +6,8 @@ exactly symmetric), and so do their mistakes. The table reads each of the
 still frames of a rest in another view (:data:`VIEWS`) and averages what they
 say (:func:`combine`): a die is then sure only when the views together give
 one value a mean confidence of ``vision.SURE`` or more, which takes at least
-two of three views reading it so, surely.
+two of three views reading that value (one view gives at most a third). One
+sure view and two unsure ones reading the same value may make it so.
 """
 
 from __future__ import annotations
