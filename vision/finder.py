@@ -119,7 +119,8 @@ def _find(frame: Halvings, model: Path, sides: tuple[float, float] | None) -> li
     kept = _suppress(spots)
     # A die sized just past one level's octave and just short of the next
     # level's is kept on neither: such a spot counts where no kept spot is.
-    return kept + [e for e in _suppress(edges) if not any(_same(e, k) for k in kept)]
+    x, y, side = _places(kept)
+    return kept + [e for e in _suppress(edges) if not _same(e, x, y, side).any()]
 
 
 def _holding(scales: list[float], smallest: float, largest: float) -> list[float]:
@@ -138,21 +139,23 @@ def _suppress(spots: list[Spot]) -> list[Spot]:
     """Keep the strongest of spots that are the same die seen on two levels: close
     together and of about one size (a die's pips, much smaller, are left to the reader)."""
     ranked = sorted(spots, key=lambda s: -s.score)
-    if not ranked:
-        return []
-    x, y, side = (np.array([getattr(s, a) for s in ranked]) for a in ("x", "y", "side"))
+    x, y, side = _places(ranked)
     taken = np.zeros(len(ranked), bool)  # the same die as a spot kept before it
     kept: list[Spot] = []
     for i, s in enumerate(ranked):
-        if taken[i]:
-            continue
-        kept.append(s)
-        big, small = np.maximum(side, s.side), np.minimum(side, s.side)
-        taken |= ((x - s.x) ** 2 + (y - s.y) ** 2 <= (T.SAME_DIE * big) ** 2) & (big <= T.SAME_SIZE * small)
+        if not taken[i]:
+            kept.append(s)
+            taken |= _same(s, x, y, side)
     return kept
 
 
-def _same(s: Spot, o: Spot) -> bool:
-    """Whether two spots are one die: close together and of about one size."""
-    near = (s.x - o.x) ** 2 + (s.y - o.y) ** 2 <= (T.SAME_DIE * max(s.side, o.side)) ** 2
-    return near and max(s.side, o.side) <= T.SAME_SIZE * min(s.side, o.side)
+def _places(spots: list[Spot]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The spots' centres and sides, as arrays."""
+    return tuple(np.array([getattr(s, a) for s in spots], float) for a in ("x", "y", "side"))
+
+
+def _same(s: Spot, x: np.ndarray, y: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """Which of the spots at ``x``, ``y`` of ``side`` are one die with ``s``: close together
+    and of about one size."""
+    big, small = np.maximum(side, s.side), np.minimum(side, s.side)
+    return ((x - s.x) ** 2 + (y - s.y) ** 2 <= (T.SAME_DIE * big) ** 2) & (big <= T.SAME_SIZE * small)
