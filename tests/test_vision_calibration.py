@@ -167,9 +167,9 @@ def test_a_second_look_reads_only_what_is_new_and_reads_it_as_a_fresh_frame(monk
     faces: list[int] = []
     real = face._read_new
 
-    def counted(image: Halvings, places: list) -> list:
+    def counted(image: Halvings, places: list, least_step: float) -> list:
         faces.append(len(places))
-        return real(image, places)
+        return real(image, places, least_step)
 
     monkeypatch.setattr(face, "_read_new", counted)
     frame = Halvings(img)

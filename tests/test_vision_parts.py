@@ -183,8 +183,9 @@ def test_a_face_the_verifier_surely_sees_is_read_at_one_size(monkeypatch, seen: 
     reading = face.read_faces(img, [(110, 110, 80)], opinion)[0]
     assert reading.value == 5
     # Read at the finder's size and, unless the verifier saw the same value, at the other sizes
-    # too; where it surely saw another value, larger as well (none of which reads a 3).
-    assert len(crops) == {None: len(T.SIZES), 5: 1, 3: len(T.SIZES) + len(T.LARGER)}[seen]
+    # too; where it surely saw another value, larger as well and again with a finer pip grid
+    # allowed (none of which reads a 3).
+    assert len(crops) == {None: len(T.SIZES), 5: 1, 3: 2 * len(T.SIZES) + len(T.LARGER)}[seen]
     assert reading.agreement == 1.0
 
 
@@ -199,6 +200,36 @@ def test_a_six_sized_small_is_read_larger_where_the_verifier_sees_a_six(turn: fl
     six = face.read_faces(img, place, [np.eye(7)[6]])[0]
     assert six.value == 6 and len(six.pips) == 6
     assert six.agreement == 1.0  # at every larger size
+
+
+@pytest.mark.parametrize("turn", [0, 10, 20, 30, 45])
+def test_a_face_smaller_than_its_spot_is_read_as_the_verifier_sees_it(monkeypatch, turn: float) -> None:
+    # A die at a slant, its side in the finder's spot: the 2's face is 0.4 of the spot, its
+    # pips closer than any face's pip grid at the spot's size.
+    img = background(240, 240, "wood", np.random.default_rng(3))
+    draw_die(img, 2, (120, 120), 32, turn)
+    place = [(120, 120, 80)]
+    assert face.read_faces(img, place)[0].value != 2
+    two = face.read_faces(img, place, [np.eye(7)[2]])[0]
+    assert two.value == 2 and len(two.pips) == 2
+    assert all(abs(p - (120 + 120j)) < 16 for p in two.pips)  # the face's own pips
+    # It is the finer grid that finds them: with the usual one the verifier's 2 is not read.
+    monkeypatch.setattr(T, "DOUBTED_STEP", T.STEP_RANGE[0])
+    assert face.read_faces(img, place, [np.eye(7)[2]])[0].value != 2
+
+
+@pytest.mark.parametrize(("grey", "value", "faint"), [(0, 3, False), (160, 2, True), (235, 2, False)])
+def test_a_three_with_a_faint_middle_pip_reads_as_a_two_with_something_at_its_middle(
+    grey: int, value: int, faint: bool
+) -> None:
+    img = background(240, 240, "wood", np.random.default_rng(3))
+    draw_die(img, 2, (120, 120), 70, 10)
+    cv2.circle(img, (120, 120), 6, (grey, grey, grey), -1, cv2.LINE_AA)  # 235: the face's own colour
+    reading = face.read_face(img, 120, 120, 70)
+    assert reading.value == value
+    if value == 2:
+        assert (reading.centre >= T.CENTRE_SEEN) == faint
+        assert faint or reading.centre < T.THREE_DOUBT
 
 
 def test_the_verifiers_crop_puts_the_die_in_the_middle_at_its_size() -> None:
@@ -346,3 +377,42 @@ def test_the_grade_fit_refuses_a_model_file_that_is_not_there(tmp_path: Path, ca
         fit.main(["--datasets", str(tmp_path), "--finder", str(tmp_path / "finder.onnx")])
     assert stop.value.code == 2
     assert f"{tmp_path / 'finder.onnx'}: no such model file" in capsys.readouterr().err
+
+
+def _opinion(**p: float) -> np.ndarray:
+    """The verifier's probabilities, "no face" and values 1-6, from named shares (v1..v6)."""
+    o = np.zeros(7)
+    for name, share in p.items():
+        o[int(name[1:])] = share
+    return o
+
+
+@pytest.mark.parametrize(
+    ("value", "opinion", "centre", "disputed"),
+    [
+        (4, _opinion(v4=0.97, v5=0.03), 0.0, False),
+        (4, _opinion(v4=0.35, v5=0.3, v6=0.35), 0.0, True),  # the value read backed little
+        (4, _opinion(v4=0.45, v5=0.55), 0.0, True),  # another value likelier
+        (2, _opinion(v2=0.7, v3=0.3), 0.0, True),  # a 3 surely in view
+        (2, _opinion(v2=0.9, v3=0.1), 0.3, True),  # a 3 in view, something at the 2's middle
+        (2, _opinion(v2=0.9, v3=0.1), 0.05, False),
+        (2, _opinion(v2=0.97, v3=0.03), 0.3, False),
+    ],
+)
+def test_a_reading_the_verifier_disputes_is_graded_unsure(
+    value: int, opinion: np.ndarray, centre: float, disputed: bool
+) -> None:
+    from vision import confidence
+
+    n = 200
+    img = background(n, n, "cloth", np.random.default_rng(2))
+    draw_die(img, value, (n / 2, n / 2), 70, 12.0)
+    reading = face.read_face(img, n / 2, n / 2, 70)
+    assert reading.value == value
+    spot = Spot(n / 2, n / 2, 70, 0.95)
+    reading.opinion = np.eye(7)[value]
+    assert confidence.grade(spot, reading).right > 0.9  # the pips and the verifier agree: sure
+    reading.opinion, reading.centre = opinion, centre
+    assert confidence.disputed(reading) == disputed
+    if disputed:
+        assert confidence.grade(spot, reading).right <= T.DISPUTED

@@ -3,7 +3,9 @@
 Two logistic models over what the finder and the face reading measured,
 fitted by ``vision.training.confidence`` on the datasets' train splits
 (readings matched to their labels: right, wrong value, or no die at all).
-They only grade: the value is always the one the pips gave.
+They only grade: the value is always the one the pips gave. A reading the face
+verifier disputes (``disputed``) is graded at most ``T.DISPUTED``, whatever else
+it shows: on the train photos such readings are wrong about as often as right.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision import tunables as T
 from vision.face import FaceReading
 from vision.finder import Spot
 
@@ -88,4 +91,24 @@ def grade(spot: Spot, reading: FaceReading, model: Path = MODEL) -> Grade:
     """How likely ``reading`` is a die, and a die with the value it read."""
     f = features(spot, reading)
     probs = {k: _logistic(float(f @ w + b)) for k, (w, b) in _model(str(model)).items()}
-    return Grade(probs["die"], min(probs["right"], probs["die"]))
+    right = min(probs["right"], probs["die"])
+    if disputed(reading):
+        right = min(right, T.DISPUTED)
+    return Grade(probs["die"], right)
+
+
+def disputed(reading: FaceReading) -> bool:
+    """Whether the face verifier disputes the value the pips gave: it backs that value
+    little, rates another likelier, or sees a 2 as a 3 whose middle pip is faint. The
+    grade weighs the verifier beside the rest, and a clear reading of the pips can
+    outweigh it, yet on the train photos such dice are wrong about as often as right."""
+    opinion = reading.opinion
+    if opinion is None:
+        return False
+    own = float(opinion[reading.value])
+    if own < T.BACKED or float(np.delete(opinion[1:], reading.value - 1).max()) > own:
+        return True
+    three = float(opinion[3])
+    return reading.value == 2 and (
+        three >= T.THREE_SEEN or (three >= T.THREE_DOUBT and reading.centre >= T.CENTRE_SEEN)
+    )

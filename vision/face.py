@@ -76,6 +76,7 @@ class FaceReading:
     slant: float = 1.0  # how much longer the pip grid is one way than the other
     sharpness: float = 0.0  # see ``sharpness``
     opinion: np.ndarray | None = None  # the verifier's probabilities (``vision.verify``)
+    centre: float = 0.0  # a 2's: the strongest blob at its middle, as a share of its pips' (``_centre``)
     crop: np.ndarray | None = field(default=None, repr=False)  # until its sharpness is measured
 
 
@@ -262,7 +263,10 @@ def read_faces(
     finder's size as the value the verifier surely sees, with a clear lead,
     is not read again at the other sizes (they would only agree); one the verifier surely
     sees as another value than its pips give is read larger too, and a larger reading of
-    the verifier's value stands for it (the finder sized it small, its outer pips unseen)."""
+    the verifier's value stands for it (the finder sized it small, its outer pips unseen).
+    Failing that, a reading of that value at the first sizes stands, a finer pip grid
+    allowed (``T.DOUBTED_STEP``): a die seen at a slant, its side in the finder's spot,
+    shows a face smaller than the spot, its pips closer than a face's."""
     image = Halvings.of(image)
     first = _read_recentred(image, [(x, y, side * T.SIZES[0]) for x, y, side in places])
     rest = [
@@ -284,15 +288,11 @@ def read_faces(
         v = _seen_value(seen[i])
         if r is not None and v != r.value and seen[i][v] >= T.SEEN_OTHER:
             doubted.append((i, v))
-    sizes = len(T.LARGER)
-    larger = _read_recentred(
-        image, [(*places[i][:2], places[i][2] * k) for i, _ in doubted for k in T.LARGER]
-    )
-    for j, (i, v) in enumerate(doubted):
-        hits = [r for r in larger[j * sizes : (j + 1) * sizes] if r is not None and r.value == v]
-        if hits:
-            voted[i] = max(hits, key=lambda r: r.score)
-            voted[i].agreement = len(hits) / sizes
+    _take_seen(voted, doubted, image, places, T.LARGER, T.STEP_RANGE[0])
+    # Those still read otherwise: a face smaller than its spot (a die at a slant, its side in the
+    # spot) has its pips closer than a face's, so its own layout is sought with a finer grid allowed.
+    doubted = [(i, v) for i, v in doubted if voted[i].value != v]
+    _take_seen(voted, doubted, image, places, T.SIZES, T.DOUBTED_STEP)
     # Sharpness is measured on the crop that stands for each die only: it is costly.
     for r in voted:
         if r is not None and r.crop is not None:
@@ -300,17 +300,40 @@ def read_faces(
     return voted
 
 
+def _take_seen(
+    voted: list[FaceReading | None],
+    doubted: list[tuple[int, int]],
+    image: Halvings,
+    places: list[tuple[float, float, float]],
+    sizes: tuple[float, ...],
+    least_step: float,
+) -> None:
+    """Read each doubted place (index, the verifier's value) again at ``sizes`` (times the
+    finder's); the best reading of the verifier's value there, if any, stands for it."""
+    again = _read_recentred(
+        image, [(*places[i][:2], places[i][2] * k) for i, _ in doubted for k in sizes], least_step
+    )
+    n = len(sizes)
+    for j, (i, v) in enumerate(doubted):
+        hits = [r for r in again[j * n : (j + 1) * n] if r is not None and r.value == v]
+        if hits:
+            voted[i] = max(hits, key=lambda r: r.score)
+            voted[i].agreement = len(hits) / n
+
+
 def _seen_value(opinion: np.ndarray) -> int:
     """The value the verifier's ``opinion`` (``vision.verify``) rates most likely."""
     return int(np.argmax(opinion[1:])) + 1
 
 
-def _read_recentred(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
+def _read_recentred(
+    image: Halvings, places: list[tuple[float, float, float]], least_step: float = T.STEP_RANGE[0]
+) -> list[FaceReading | None]:
     """Each of ``places`` read, and read again centred on its pips where they lie off its centre.
 
     The finder centres the die's body; the face (and its colour) may lie off
     that centre on a die seen at a slant."""
-    first = _read_crops(image, places)
+    first = _read_crops(image, places, least_step)
     again = []
     for i, r in enumerate(first):
         x, y, side = places[i]
@@ -318,7 +341,9 @@ def _read_recentred(image: Halvings, places: list[tuple[float, float, float]]) -
             centre = np.mean(r.pips)
             if abs(centre - complex(x, y)) >= T.RECENTRE * side:
                 again.append((i, (centre.real, centre.imag, side)))
-    for (i, _), second in zip(again, _read_crops(image, [place for _, place in again]), strict=True):
+    for (i, _), second in zip(
+        again, _read_crops(image, [place for _, place in again], least_step), strict=True
+    ):
         if second is not None and second.score >= first[i].score:
             first[i] = second
     return first
@@ -337,28 +362,32 @@ def _vote(first: list[FaceReading | None]) -> FaceReading | None:
     return best
 
 
-def _read_crops(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
+def _read_crops(
+    image: Halvings, places: list[tuple[float, float, float]], least_step: float = T.STEP_RANGE[0]
+) -> list[FaceReading | None]:
     """The best reading of each (x, y, side) in ``places``, all weighed in one batch
     (a place read before in the frame is not read again; each caller gets its own copy).
 
     A face's pips are all darker or all lighter: of a crop's pip maps, the one
     whose best hypothesis scores highest is read."""
-    asked = [("face", *place) for place in places]
+    asked = [("face", *place, least_step) for place in places]
     new = list(dict.fromkeys(a for a in asked if a not in image.memo))
-    for a, reading in zip(new, _read_new(image, [a[1:] for a in new]), strict=True):
+    for a, reading in zip(new, _read_new(image, [a[1:4] for a in new], least_step), strict=True):
         image.memo[a] = reading
     return [None if image.memo[a] is None else replace(image.memo[a]) for a in asked]
 
 
-def _read_new(image: Halvings, places: list[tuple[float, float, float]]) -> list[FaceReading | None]:
+def _read_new(
+    image: Halvings, places: list[tuple[float, float, float]], least_step: float
+) -> list[FaceReading | None]:
     crops, looks = [], []
     for x, y, side in places:
         crop = face_crop(image, x, y, side)
         maps = pip_maps(crop)
         strength = blob_strength(maps)
-        crops.append((crop, maps))
+        crops.append((crop, maps, strength))
         looks += candidates(strength)
-    weighed = _weigh(looks)
+    weighed = _weigh(looks, least_step)
     out: list[FaceReading | None] = []
     n_maps = len(looks) // max(len(places), 1)
     for j, (x, y, side) in enumerate(places):
@@ -368,13 +397,32 @@ def _read_new(image: Halvings, places: list[tuple[float, float, float]]) -> list
             continue
         w, i = max(options, key=lambda o: o[0][1])
         value, score, lead, residual, slant, z = w
-        crop, maps = crops[j]
+        crop, maps, strength = crops[j]
         pmap = maps[:, :, i]
         on = pmap > 0
         contrast = float(_median(pmap[on])) if on.any() else 0.0
         pips = x + 1j * y + z * side / T.FACE_PX
-        out.append(FaceReading(value, lead, score, contrast, residual, pips, slant=slant, crop=crop))
+        middle = _centre(strength[:, :, i], z) if value == 2 else 0.0
+        out.append(
+            FaceReading(value, lead, score, contrast, residual, pips, slant=slant, centre=middle, crop=crop)
+        )
     return out
+
+
+def _centre(strength: np.ndarray, pips: np.ndarray) -> float:
+    """The strongest blob within ``T.CENTRE_REACH`` face pixels of the middle of ``pips``
+    (face pixels from the crop's centre), as a share of their mean strength: a 3 whose
+    middle pip is faint reads as a 2 with something at its middle."""
+    n = strength.shape[0]
+    at = pips + (n / 2 - 0.5) * (1 + 1j)
+    own = np.mean(
+        [strength[min(max(round(p.imag), 0), n - 1), min(max(round(p.real), 0), n - 1)] for p in at]
+    )
+    mid = at.mean()
+    r = T.CENTRE_REACH
+    y0, x0 = max(round(mid.imag) - r, 0), max(round(mid.real) - r, 0)
+    window = strength[y0 : round(mid.imag) + r + 1, x0 : round(mid.real) + r + 1]
+    return float(window.max() / max(own, 1e-6)) if window.size else 0.0
 
 
 def sharpness(crop: np.ndarray) -> float:
@@ -412,7 +460,9 @@ def _sloped(lbs: np.ndarray, member: np.ndarray, z: np.ndarray) -> np.ndarray:
     )
 
 
-def _weigh(looks: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple | None]:
+def _weigh(
+    looks: list[tuple[np.ndarray, np.ndarray]], least_step: float = T.STEP_RANGE[0]
+) -> list[tuple | None]:
     """Weigh every hypothesis of every look (a crop's candidate blobs on one pip
     map) in one batch: per look, its best hypothesis as (value, score, lead,
     residual, slant, pip positions in face pixels), or None if none fits."""
@@ -456,7 +506,7 @@ def _weigh(looks: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple | None]:
     big, small = _singular(cols)
     step = np.sqrt(big * small)
     layout = (small > 0) & (big <= T.SLANT_MAX * small)
-    layout &= (step >= T.STEP_RANGE[0] * T.FACE_PX) & (step <= T.STEP_RANGE[1] * T.FACE_PX)
+    layout &= (step >= least_step * T.FACE_PX) & (step <= T.STEP_RANGE[1] * T.FACE_PX)
     ok &= (values == 1) | layout
     # Pips of one face are about equally strong; the blobs left out lie well below them.
     lbs = lb[look]

@@ -88,6 +88,10 @@ SETTLED_LEAD = 2.0
 # again at these larger sizes; a reading of the verifier's value there stands instead.
 SEEN_OTHER = 0.9
 LARGER = (1.3, 1.45)
+# Failing that, a reading of the verifier's value at the first sizes stands, its pip grid's
+# step allowed down to this (share of the side): a die seen at a slant, its side in the
+# finder's spot, shows a face smaller than the spot.
+DOUBTED_STEP = 0.09
 # A face whose pips centre this far from the finder's centre (sides) is read again around them.
 RECENTRE = 0.08
 
@@ -135,6 +139,20 @@ WHOLE_GROW = 1.15
 # reading there would refuse the roll).
 WHOLE_ONE = (2.2, 3.0)
 WHOLE_ONE_DOUBT = 0.1
+
+# --- Grading (vision.confidence) ---
+# The least the face verifier must give the value the pips read for it to stand undisputed,
+# and the most a disputed reading is graded: with a table's three views averaged, two
+# disputed views and one sure one stay under the 0.6 a roll needs.
+BACKED = 0.4
+DISPUTED = 0.2
+# A 2 is disputed where the verifier sees a 3 at THREE_SEEN, or at THREE_DOUBT with a blob at
+# the 2's middle of CENTRE_SEEN of its pips' strength (within CENTRE_REACH face pixels): a 3
+# with a faint middle pip.
+THREE_SEEN = 0.25
+THREE_DOUBT = 0.05
+CENTRE_SEEN = 0.15
+CENTRE_REACH = 2
 
 # --- A fixed camera's dice sizes (vision.calibration) ---
 # Readings at least this likely right teach the model; a sure die that is wrong
