@@ -44,6 +44,28 @@ def test_suppression_keeps_one_spot_per_die_but_a_dies_pips_apart() -> None:
     assert same_die_other_level not in kept
 
 
+def _reads(monkeypatch, read: list[tuple[Spot, face.FaceReading]]) -> list[list[tuple]]:
+    """The reader's finder and verifier replaced by ``read``'s spots, each with a face, and
+    its pip counting by their readings; returns the places each count was asked for."""
+    from vision import reader
+    from vision.halvings import Halvings
+
+    frame = Halvings(np.zeros((8, 8, 3), np.uint8))
+    opinions = np.tile([0.0, 1, 0, 0, 0, 0, 0], (len(read), 1))
+    monkeypatch.setattr(
+        reader, "_faced_spots", lambda image, models, sizes, heat: (frame, [s for s, _ in read], opinions)
+    )
+    by_place = {(s.x, s.y, s.side): r for s, r in read}
+    asked: list[list[tuple]] = []
+
+    def read_faces(image, places, seen=None):
+        asked.append(list(places))
+        return [by_place[p] for p in places]
+
+    monkeypatch.setattr(face, "read_faces", read_faces)
+    return asked
+
+
 @pytest.mark.parametrize("inner_is_a_die", [False, True])
 def test_only_a_likely_die_makes_a_larger_spot_a_cluster(monkeypatch, inner_is_a_die: bool) -> None:
     from vision import confidence, reader
@@ -55,9 +77,7 @@ def test_only_a_likely_die_makes_a_larger_spot_a_cluster(monkeypatch, inner_is_a
     pips = np.array([100 + 100j, 88 + 88j, 112 + 88j, 112 + 112j, 88 + 112j])
     read_big = face.FaceReading(5, 8.0, -1.0, 40.0, 0.1, pips)
     read_inner = face.FaceReading(1, 2.0, -3.0, 10.0, 0.1, np.array([115 + 100j]))
-    monkeypatch.setattr(
-        reader, "_read_spots", lambda image, models, sizes, heat: [(big, read_big), (inner, read_inner)]
-    )
+    _reads(monkeypatch, [(big, read_big), (inner, read_inner)])
     likely = {id(big): 0.99, id(inner): 0.9 if inner_is_a_die else 0.1}
     monkeypatch.setattr(confidence, "grade", lambda spot, r, model: Grade(likely[id(spot)], likely[id(spot)]))
     dice = reader.read_dice(np.zeros((200, 200, 3), np.uint8))
@@ -119,7 +139,7 @@ def test_a_blurred_die_past_its_octave_is_not_reported(monkeypatch, edge: bool) 
         reading = face.FaceReading(4, 8.0, -1.0, 40.0, 0.1, np.array([complex(spot.x, spot.y)]))
         reading.sharpness = sharpness
         read.append((spot, reading))
-    monkeypatch.setattr(reader, "_read_spots", lambda image, models, sizes, heat: read)
+    _reads(monkeypatch, read)
     monkeypatch.setattr(confidence, "grade", lambda spot, r, model: Grade(0.99, 0.99))
     dice = reader.read_dice(np.zeros((400, 400, 3), np.uint8))
     # Only a spot sized past its octave is suspect; a soft die the finder sized within one stays.
@@ -416,3 +436,68 @@ def test_a_reading_the_verifier_disputes_is_graded_unsure(
     assert confidence.disputed(reading) == disputed
     if disputed:
         assert confidence.grade(spot, reading).right <= T.DISPUTED
+
+
+def test_a_dies_pip_spots_are_not_counted_when_the_die_surely_drops_them(monkeypatch) -> None:
+    from vision import confidence, reader
+    from vision.confidence import Grade
+
+    big = Spot(100, 100, 60, 0.9)
+    pips = np.array([88 + 88j, 112 + 112j])
+    specks = [Spot(p.real, p.imag, 10, 0.4) for p in pips]
+    read = [(big, face.FaceReading(2, 8.0, -1.0, 40.0, 0.1, pips))]
+    read += [(s, face.FaceReading(1, 2.0, -3.0, 10.0, 0.1, np.array([complex(s.x, s.y)]))) for s in specks]
+    asked = _reads(monkeypatch, read)
+    die = {id(big): 0.99}
+    monkeypatch.setattr(confidence, "grade", lambda spot, r, model: Grade(die.get(id(spot), 0.9), 0.9))
+    assert [d.value for d in reader.read_dice(np.zeros((200, 200, 3), np.uint8))] == [2]
+    assert [p for batch in asked for p in batch] == [(100, 100, 60)]
+    # A large spot unlikely to be a die drops nothing: what lies inside it is read.
+    die[id(big)] = 0.1
+    asked.clear()
+    assert [d.value for d in reader.read_dice(np.zeros((200, 200, 3), np.uint8))] == [1, 1]
+    assert len([p for batch in asked for p in batch]) == 3
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_spots_left_unread_change_nothing_the_reader_keeps(monkeypatch, seed: int) -> None:
+    from vision import confidence, reader
+    from vision.confidence import Grade
+
+    # Dice, clusters of them and their pips' spots at random, each read and graded at random.
+    rng = np.random.default_rng(seed)
+    read, die = [], {}
+    for _ in range(rng.integers(1, 4)):
+        x, y, side = rng.uniform(100, 300), rng.uniform(100, 300), rng.uniform(40, 120)
+        pips = x + 1j * y + side * 0.25 * (rng.uniform(-1, 1, 4) + 1j * rng.uniform(-1, 1, 4))
+        spot = Spot(x, y, side, rng.uniform(0.3, 1))
+        read.append((spot, face.FaceReading(4, 8.0, -1.0, 40.0, 0.1, pips)))
+        for _ in range(rng.integers(0, 8)):
+            near = (
+                pips[rng.integers(4)]
+                if rng.random() < 0.6
+                else x + 1j * y + complex(*rng.uniform(-0.5, 0.5, 2) * side)
+            )
+            s = Spot(
+                near.real + rng.normal(0, 2),
+                near.imag + rng.normal(0, 2),
+                side * rng.uniform(0.1, 0.7),
+                rng.uniform(0.3, 1),
+            )
+            read.append(
+                (
+                    s,
+                    face.FaceReading(
+                        int(rng.integers(1, 7)), 2.0, -3.0, 10.0, 0.1, np.array([complex(s.x, s.y)])
+                    ),
+                )
+            )
+    for spot, _ in read:
+        die[id(spot)] = rng.choice([0.1, 0.6, 0.99])
+    _reads(monkeypatch, read)
+    monkeypatch.setattr(confidence, "grade", lambda spot, r, model: Grade(die[id(spot)], die[id(spot)]))
+    every = reader._one_per_die([(s, r, die[id(s)]) for s, r in read if die[id(s)] >= T.DIE_MIN])
+    dice = reader.read_dice(np.zeros((400, 400, 3), np.uint8))
+    assert [d.value for d in dice] == [r.value for _, r, _ in every]
+    assert [d.box[0] + d.box[2] for d in dice] == pytest.approx([2 * s.x for s, _, _ in every])
+    assert [d.box[1] + d.box[3] for d in dice] == pytest.approx([2 * s.y for s, _, _ in every])

@@ -5,10 +5,11 @@
 each one's pips on a crop resampled to one size, and ``vision.confidence``
 turns what the reading saw into the probability that its value is right.
 Where the finder marks a small die's parts (a 6's columns) as dice with no face,
-the square holding them is looked at as one die. Given a fixed camera's die
-sizes (``vision.calibration``, learned by ``vision.table_reader``), the finder
-looks only on the levels that hold them and a spot of another size than a die
-shows where it lies is no die.
+the square holding them is looked at as one die; where the finder marks a die's
+pips too, they are counted only if the die's own reading leaves them in doubt
+(``_needed``). Given a fixed camera's die sizes (``vision.calibration``, learned
+by ``vision.table_reader``), the finder looks only on the levels that hold them
+and a spot of another size than a die shows where it lies is no die.
 """
 
 from __future__ import annotations
@@ -74,12 +75,15 @@ def read_dice(
     look for dice the table knows are there reads fainter spots, graded as any other).
     A frame read again is best given as the same ``Halvings`` (``vision.halvings``):
     what was read of it before is not read again."""
-    graded = [
-        (spot, reading, confidence.grade(spot, reading, models.confidence))
-        for spot, reading in _read_spots(image, models, sizes, heat)
-    ]
+    image, spots, opinions = _faced_spots(image, models, sizes, heat)
+    # Counting pips is the costly step: a spot inside a larger one (often one of its pips) is
+    # read only where what ``_one_per_die`` keeps depends on it.
+    later = _inner_only(spots)
+    first = [i for i in range(len(spots)) if i not in later]
+    graded = _graded(image, spots, opinions, first, models)
+    graded.update(_graded(image, spots, opinions, _needed(later, spots, graded), models))
     # Only what is likely a die may make a larger spot a cluster of dice, or be its pips.
-    kept = _one_per_die([g for g in graded if g[2].die >= T.DIE_MIN])
+    kept = _one_per_die([graded[i] for i in sorted(graded) if graded[i] is not None])
     sure_dice = [(s, r) for s, r, g in kept if g.die >= T.SURE_DIE]
     dice = []
     for spot, reading, grade in kept:
@@ -117,8 +121,17 @@ def _read_spots(
     heat: float = T.FINDER_MIN,
 ) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` with a top face the verifier can see, and what it reads."""
+    image, spots, opinions = _faced_spots(image, models, sizes, heat)
+    return _read(image, spots, opinions)
+
+
+def _faced_spots(
+    image: np.ndarray | Halvings, models: Models, sizes: DieSizes | None, heat: float
+) -> tuple[Halvings, list[finder.Spot], np.ndarray]:
+    """The frame, the places the finder marks in it with a top face the verifier can see,
+    and the verifier's opinion of each."""
     if image is None or (image.image if isinstance(image, Halvings) else image).size == 0:
-        return []
+        return Halvings(np.zeros((1, 1, 3), np.uint8)), [], np.zeros((0, 7))
     if not isinstance(image, Halvings):
         image = Halvings(as_bgr(np.ascontiguousarray(image)))
     found = finder.find(image, models.finder, None if sizes is None else sizes.range())
@@ -141,17 +154,67 @@ def _read_spots(
         if seen[best, 0] < doubt:
             spots.append(tries[best])
             opinions = np.concatenate([opinions, seen[best : best + 1]])
-    read = []
-    for spot, opinion, reading in zip(
-        spots,
-        opinions,
-        face.read_faces(image, [(s.x, s.y, s.side) for s in spots], list(opinions)),
-        strict=True,
-    ):
+    return image, spots, opinions
+
+
+def _read(
+    image: Halvings, spots: list[finder.Spot], opinions: np.ndarray
+) -> list[tuple[finder.Spot, face.FaceReading]]:
+    """What each of ``spots`` reads (those with a face read)."""
+    return [(s, r) for s, r in zip(spots, _faces(image, spots, opinions), strict=True) if r is not None]
+
+
+def _faces(image: Halvings, spots: list[finder.Spot], opinions: np.ndarray) -> list[face.FaceReading | None]:
+    """Each spot's face read, the verifier's opinion of it attached."""
+    if not spots:
+        return []
+    readings = face.read_faces(image, [(s.x, s.y, s.side) for s in spots], list(opinions))
+    for reading, opinion in zip(readings, opinions, strict=True):
         if reading is not None:
             reading.opinion = opinion
-            read.append((spot, reading))
-    return read
+    return readings
+
+
+Graded = tuple[finder.Spot, face.FaceReading, confidence.Grade]
+
+
+def _graded(
+    image: Halvings, spots: list[finder.Spot], opinions: np.ndarray, which: list[int], models: Models
+) -> dict[int, Graded | None]:
+    """Spots ``which`` read and graded, by index: None for one with no face read or
+    unlikely to be a die."""
+    out: dict[int, Graded | None] = dict.fromkeys(which)
+    for i, reading in zip(which, _faces(image, [spots[i] for i in which], opinions[which]), strict=True):
+        if reading is not None:
+            grade = confidence.grade(spots[i], reading, models.confidence)
+            if grade.die >= T.DIE_MIN:
+                out[i] = (spots[i], reading, grade)
+    return out
+
+
+def _inner_only(spots: list[finder.Spot]) -> set[int]:
+    """The spots inside a larger one (``_inside``) with none inside themselves."""
+    holds = [[j for j, s in enumerate(spots) if _inside(s, big)] for big in spots]
+    return {j for inner in holds for j in inner if not holds[j]}
+
+
+def _needed(later: set[int], spots: list[finder.Spot], graded: dict[int, Graded | None]) -> list[int]:
+    """Of ``later`` (unread, none with a spot inside), those ``_one_per_die`` could keep or
+    decide by: all but the ones a read larger die surely drops as its pips, whichever of
+    the unread are dice, no larger die's choice hanging on them."""
+    read = [g for g in graded.values() if g is not None]
+    sure, open_ = set(), set()
+    for big, reading, _ in read:
+        unknown = [j for j in later if _inside(spots[j], big)]
+        if not unknown:
+            continue
+        known = [s for s, *_ in read if _inside(s, big)]
+        # The more spots inside, the less can they all be its pips: held with every unread one, it holds.
+        if _holds_its_inner(big, reading, known + [spots[j] for j in unknown]):
+            sure.update(unknown)
+        elif _holds_its_inner(big, reading, known):
+            open_.update(unknown)
+    return sorted(j for j in later if j not in sure or j in open_)
 
 
 def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[tuple[list[finder.Spot], float]]:
@@ -200,31 +263,38 @@ def _overlap(a: finder.Spot, b: finder.Spot) -> bool:
     return abs(a.x - b.x) < (a.side + b.side) / 2 and abs(a.y - b.y) < (a.side + b.side) / 2
 
 
+def _inside(s: finder.Spot, big: finder.Spot) -> bool:
+    """Whether spot ``s`` is much smaller than ``big`` and centred within its square."""
+    return (
+        s is not big
+        and s.side < big.side * T.INNER
+        and abs(s.x - big.x) < big.side / 2
+        and abs(s.y - big.y) < big.side / 2
+    )
+
+
+def _holds_its_inner(big: finder.Spot, reading: face.FaceReading, inner: list[finder.Spot]) -> bool:
+    """Whether the spots ``inner`` (inside ``big``) are its pips rather than ``big`` a cluster of them."""
+    on_pips = all(
+        s.side < T.PIP_SPOT * big.side
+        and np.min(np.abs(reading.pips - complex(s.x, s.y))) < T.PIP_MATCH * big.side
+        for s in inner
+    )
+    # Or pip-sized, no more than a face has, and the large spot the surer of being a die.
+    pip_like = (
+        len(inner) <= 6
+        and all(s.side <= T.PIP_SIZE * big.side for s in inner)
+        and big.score >= max((s.score for s in inner), default=0.0)
+    )
+    return on_pips or pip_like
+
+
 def _one_per_die(read: list) -> list:
     """Drop a large spot's own pips taken for dice, or a large spot that is a cluster
     of dice (``read``: tuples starting with the spot and its reading)."""
     drop: set[int] = set()
     for i, (big, reading, *_) in enumerate(read):
-        inner = [
-            j
-            for j, (s, *_) in enumerate(read)
-            if j != i
-            and s.side < big.side * T.INNER
-            and abs(s.x - big.x) < big.side / 2
-            and abs(s.y - big.y) < big.side / 2
-        ]
-        if not inner:
-            continue
-        on_pips = all(
-            read[j][0].side < T.PIP_SPOT * big.side
-            and np.min(np.abs(reading.pips - complex(read[j][0].x, read[j][0].y))) < T.PIP_MATCH * big.side
-            for j in inner
-        )
-        # Or pip-sized, no more than a face has, and the large spot the surer of being a die.
-        pip_like = (
-            len(inner) <= 6
-            and all(read[j][0].side <= T.PIP_SIZE * big.side for j in inner)
-            and big.score >= max(read[j][0].score for j in inner)
-        )
-        drop.update(inner if on_pips or pip_like else [i])
+        inner = [j for j, (s, *_) in enumerate(read) if _inside(s, big)]
+        if inner:
+            drop.update(inner if _holds_its_inner(big, reading, [read[j][0] for j in inner]) else [i])
     return [r for i, r in enumerate(read) if i not in drop]
