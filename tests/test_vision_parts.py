@@ -501,3 +501,27 @@ def test_spots_left_unread_change_nothing_the_reader_keeps(monkeypatch, seed: in
     assert [d.value for d in dice] == [r.value for _, r, _ in every]
     assert [d.box[0] + d.box[2] for d in dice] == pytest.approx([2 * s.x for s, _, _ in every])
     assert [d.box[1] + d.box[3] for d in dice] == pytest.approx([2 * s.y for s, _, _ in every])
+
+
+@pytest.mark.parametrize("no_face", [0.3, 0.7, 0.95])
+def test_a_spot_the_verifier_doubts_shows_a_face_is_not_read(monkeypatch, no_face: float) -> None:
+    from vision import reader
+
+    die = Spot(100, 100, 40, 0.9)
+    doubted = Spot(200, 100, 40, 0.8)
+    # A lone small spot with no face beside the doubted one: its die around it would overlap it.
+    part = Spot(200, 118, 12, 0.8)
+    monkeypatch.setattr(finder, "find", lambda image, model, band=None: [die, doubted, part])
+    seen = {(s.x, s.y, s.side): n for s, n in [(die, 0.01), (doubted, no_face), (part, 0.99)]}
+
+    def opinions(image, places, model):
+        return np.array([[seen.get(p, 0.0), 1, 0, 0, 0, 0, 0] for p in places]).reshape(-1, 7)
+
+    monkeypatch.setattr(verify, "opinions", opinions)
+    _, spots, _ = reader._faced_spots(np.zeros((300, 300, 3), np.uint8), reader.SHIPPED, None, T.FINDER_MIN)
+    assert die in spots
+    assert (doubted in spots) == (no_face < T.FACE_DOUBTED)
+    # Only a spot surely faceless leaves room for the small spot's die to be looked at.
+    assert any(s.side > part.side and s.x == part.x and s is not doubted for s in spots) == (
+        no_face >= T.NO_FACE
+    )

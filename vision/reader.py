@@ -142,9 +142,10 @@ def _faced_spots(
     opinions = verify.opinions(image, [(s.x, s.y, s.side) for s in spots], models.verifier)
     # Counting pips is the reader's costly step: spots the verifier sees no top face in are left unread.
     parts = [s for s, o in zip(spots, opinions, strict=True) if o[0] >= T.NO_FACE]
-    keep = [i for i, o in enumerate(opinions) if o[0] < T.NO_FACE]
+    faced = [s for s, o in zip(spots, opinions, strict=True) if o[0] < T.NO_FACE]
+    keep = [i for i, o in enumerate(opinions) if o[0] < T.FACE_DOUBTED]
     spots, opinions = [spots[i] for i in keep], opinions[keep]
-    for tries, doubt in _wholes(parts, spots):
+    for tries, doubt in _wholes(parts, faced):
         if sizes is not None:
             tries = [s for s in tries if sizes.agrees(s.x, s.y, s.side)]
         if not tries:

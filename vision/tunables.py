@@ -124,6 +124,10 @@ SECOND_LOOK = PEAK_MIN
 # Nor are spots the face verifier sees no readable top face in with this
 # probability: on photos it never trained on, none of them was graded a sure die.
 NO_FACE = 0.9
+# Those it sees no face in at this are not read either (counting pips is the costly
+# step), though they still count as faces against the small dice looked at whole: on
+# the train photos, none of the spots it doubted so was read as a sure die.
+FACE_DOUBTED = 0.6
 # A small die the finder marks as two or three spots of its own (its pip columns or
 # halves), none with a face: neighbours within this many sides of each other, of
 # sides within this ratio, are looked at whole, if the square holding them is at
