@@ -136,26 +136,30 @@ def _faced_spots(
         image = Halvings(as_bgr(np.ascontiguousarray(image)))
     found = finder.find(image, models.finder, None if sizes is None else sizes.range())
     spots = [s for s in found if s.score >= heat]
-    if sizes is not None:
-        # A spot of another size than a die shows where it lies is a pip, a cluster or print.
-        spots = [s for s in spots if sizes.agrees(s.x, s.y, s.side)]
+    # A spot of another size than a die shows where it lies is a pip, a cluster or print.
+    spots = _agree(spots, sizes)
     opinions = verify.opinions(image, [(s.x, s.y, s.side) for s in spots], models.verifier)
     # Counting pips is the reader's costly step: spots the verifier sees no top face in are left unread.
     parts = [s for s, o in zip(spots, opinions, strict=True) if o[0] >= T.NO_FACE]
     faced = [s for s, o in zip(spots, opinions, strict=True) if o[0] < T.NO_FACE]
     keep = [i for i, o in enumerate(opinions) if o[0] < T.FACE_DOUBTED]
     spots, opinions = [spots[i] for i in keep], opinions[keep]
-    for tries, doubt in _wholes(parts, faced):
-        if sizes is not None:
-            tries = [s for s in tries if sizes.agrees(s.x, s.y, s.side)]
-        if not tries:
-            continue
-        seen = verify.opinions(image, [(s.x, s.y, s.side) for s in tries], models.verifier)
-        best = int(np.argmin(seen[:, 0]))
-        if seen[best, 0] < doubt:
+    wholes = [(t, doubt) for tries, doubt in _wholes(parts, faced) if (t := _agree(tries, sizes))]
+    # All groups' tries looked at in one batch: each group is weighed on its own.
+    seen = verify.opinions(image, [(s.x, s.y, s.side) for tries, _ in wholes for s in tries], models.verifier)
+    at = 0
+    for tries, doubt in wholes:
+        mine, at = seen[at : at + len(tries)], at + len(tries)
+        best = int(np.argmin(mine[:, 0]))
+        if mine[best, 0] < doubt:
             spots.append(tries[best])
-            opinions = np.concatenate([opinions, seen[best : best + 1]])
+            opinions = np.concatenate([opinions, mine[best : best + 1]])
     return image, spots, opinions
+
+
+def _agree(spots: list[finder.Spot], sizes: DieSizes | None) -> list[finder.Spot]:
+    """Those of ``spots`` of the size a die shows where it lies (all, with no sizes known)."""
+    return spots if sizes is None else [s for s in spots if sizes.agrees(s.x, s.y, s.side)]
 
 
 def _read(
