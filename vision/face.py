@@ -415,9 +415,8 @@ def _centre(strength: np.ndarray, pips: np.ndarray) -> float:
     middle pip is faint reads as a 2 with something at its middle."""
     n = strength.shape[0]
     at = pips + (n / 2 - 0.5) * (1 + 1j)
-    own = np.mean(
-        [strength[min(max(round(p.imag), 0), n - 1), min(max(round(p.real), 0), n - 1)] for p in at]
-    )
+    rows, cols = (np.clip(np.round(c), 0, n - 1).astype(int) for c in (at.imag, at.real))
+    own = np.mean(strength[rows, cols])
     mid = at.mean()
     r = T.CENTRE_REACH
     y0, x0 = max(round(mid.imag) - r, 0), max(round(mid.real) - r, 0)
