@@ -52,3 +52,18 @@ def test_parts_where_a_die_with_a_face_lies_are_its_pips() -> None:
     parts = [Spot(93, 100, 16, 0.45), Spot(107, 100, 16, 0.4)]
     assert reader._wholes(parts, [Spot(100, 100, 34, 0.9)]) == []
     assert len(reader._wholes(parts, [Spot(300, 100, 34, 0.9)])) == 1
+
+
+def test_a_large_twos_pips_are_looked_at_as_its_die() -> None:
+    # A 60 px 2 at a turn: the finder's two 13.5 px spots on its pips, 38 px apart on the diagonal.
+    pips = [Spot(334, 182, 13.5, 0.58), Spot(340, 220, 12.9, 0.52)]
+    (([whole], _),) = reader._wholes(pips, [])
+    assert abs(whole.x - 337) < 1 and abs(whole.y - 201) < 1
+    assert 55 < whole.side < 65
+
+
+def test_no_die_far_larger_than_the_frames_dice_is_looked_at() -> None:
+    pips = [Spot(334, 182, 13.5, 0.58), Spot(340, 220, 12.9, 0.52)]
+    assert len(reader._wholes(pips, [], usual=40)) == 1
+    # Dice of 25 px in the frame: a 59 px square of spots is none of them.
+    assert reader._wholes(pips, [], usual=25) == []

@@ -144,7 +144,9 @@ def _faced_spots(
     faced = [s for s, o in zip(spots, opinions, strict=True) if o[0] < T.NO_FACE]
     keep = [i for i, o in enumerate(opinions) if o[0] < T.FACE_DOUBTED]
     spots, opinions = [spots[i] for i in keep], opinions[keep]
-    wholes = [(t, doubt) for tries, doubt in _wholes(parts, faced) if (t := _agree(tries, sizes))]
+    # The spots read are mostly the frame's dice: their usual side bounds a die looked at whole.
+    usual = float(np.median([s.side for s in spots])) if len(spots) >= 2 else None
+    wholes = [(t, doubt) for tries, doubt in _wholes(parts, faced, usual) if (t := _agree(tries, sizes))]
     # All groups' tries looked at in one batch: each group is weighed on its own.
     seen = verify.opinions(image, [(s.x, s.y, s.side) for tries, _ in wholes for s in tries], models.verifier)
     at = 0
@@ -222,12 +224,16 @@ def _needed(later: set[int], spots: list[finder.Spot], graded: dict[int, Graded 
     return sorted(j for j in later if j not in sure or j in open_)
 
 
-def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[tuple[list[finder.Spot], float]]:
-    """Where the finder marks a small die's pips or halves as dice of their own (a 6's two
-    columns or a 1's pip at 30 px), none with a face: the square that holds a group of such
-    neighbours, of like size, or a lone one's die around it (tried at each size of
-    ``T.WHOLE_ONE``), is looked at as one die, unless a spot with a face is there already.
-    Each group's tries come with the most the verifier may doubt that one shows a face."""
+def _wholes(
+    parts: list[finder.Spot], faced: list[finder.Spot], usual: float | None = None
+) -> list[tuple[list[finder.Spot], float]]:
+    """Where the finder marks a die's pips or halves as dice of their own (a 6's two
+    columns or a 1's pip at 30 px, a 2's pips at 60 px), none with a face: the square
+    that holds a group of such neighbours, of like size, or a lone one's die around it
+    (tried at each size of ``T.WHOLE_ONE``), is looked at as one die, unless a spot with
+    a face is there already.
+    Each group's tries come with the most the verifier may doubt that one shows a face.
+    ``usual``: the side of the frame's dice, where known; a try far larger is no die of theirs."""
     groups: list[list[finder.Spot]] = []
     for s in parts:
         near = [
@@ -258,6 +264,8 @@ def _wholes(parts: list[finder.Spot], faced: list[finder.Spot]) -> list[tuple[li
                 continue  # a row of spots along print or a crack, not one die's parts
             tries, doubt = [finder.Spot((x0 + x1) / 2, (y0 + y1) / 2, side, score)], T.NO_FACE
         tries = [t for t in tries if not any(_overlap(t, f) for f in faced)]
+        if usual is not None:
+            tries = [t for t in tries if t.side <= T.WHOLE_USUAL * usual]
         if tries:
             wholes.append((tries, doubt))
     return wholes

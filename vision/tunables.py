@@ -128,13 +128,17 @@ NO_FACE = 0.9
 # step), though they still count as faces against the small dice looked at whole: on
 # the train photos, none of the spots it doubted so was read as a sure die.
 FACE_DOUBTED = 0.6
-# A small die the finder marks as two or three spots of its own (its pip columns or
-# halves), none with a face: neighbours within this many sides of each other, of
-# sides within this ratio, are looked at whole, if the square holding them is at
-# most this many of their sides (a die's halves span two, a 6's columns about two).
-WHOLE_REACH = 1.3
+# A die the finder marks as spots of its own (a small die's pip columns or halves, a
+# large die's pips), none with a face: neighbours within this many sides of each
+# other, of sides within this ratio, are looked at whole, if the square holding them
+# is at most this many of their sides (a die's halves span two, a 6's columns about
+# two, a 2's two pips on a 60 px die about 2.8 apart and 4.4 across with the growth
+# below), and at most WHOLE_USUAL times the side of the frame's dice where two or
+# more are read (spots scattered over a corner of a frame are no die three times theirs).
+WHOLE_REACH = 3.0
 WHOLE_LIKE = 1.5
-WHOLE_MOST = 2.5
+WHOLE_MOST = 4.6
+WHOLE_USUAL = 2.0
 # Spots sit on the pips, inside the face's edge: the square holding them is grown by this.
 WHOLE_GROW = 1.15
 # A lone such spot is a 1's pip (about a third of its die) or a die's middle: its die,
