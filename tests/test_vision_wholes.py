@@ -67,3 +67,9 @@ def test_no_die_far_larger_than_the_frames_dice_is_looked_at() -> None:
     assert len(reader._wholes(pips, [], usual=40)) == 1
     # Dice of 25 px in the frame: a 59 px square of spots is none of them.
     assert reader._wholes(pips, [], usual=25) == []
+
+
+def test_a_large_ones_pip_is_looked_at_as_its_die() -> None:
+    # A 1 on a 60 px die: the finder's one 13 px spot on its pip, a fifth of the die.
+    ((tries, _),) = reader._wholes([Spot(200, 200, 13, 0.5)], [])
+    assert any(55 < t.side < 62 for t in tries)
