@@ -122,7 +122,7 @@ def _read_spots(
 ) -> list[tuple[finder.Spot, face.FaceReading]]:
     """Every place the finder marks in ``image`` with a top face the verifier can see, and what it reads."""
     image, spots, opinions = _faced_spots(image, models, sizes, heat)
-    return _read(image, spots, opinions)
+    return [(s, r) for s, r in zip(spots, _faces(image, spots, opinions), strict=True) if r is not None]
 
 
 def _faced_spots(
@@ -162,13 +162,6 @@ def _faced_spots(
 def _agree(spots: list[finder.Spot], sizes: DieSizes | None) -> list[finder.Spot]:
     """Those of ``spots`` of the size a die shows where it lies (all, with no sizes known)."""
     return spots if sizes is None else [s for s in spots if sizes.agrees(s.x, s.y, s.side)]
-
-
-def _read(
-    image: Halvings, spots: list[finder.Spot], opinions: np.ndarray
-) -> list[tuple[finder.Spot, face.FaceReading]]:
-    """What each of ``spots`` reads (those with a face read)."""
-    return [(s, r) for s, r in zip(spots, _faces(image, spots, opinions), strict=True) if r is not None]
 
 
 def _faces(image: Halvings, spots: list[finder.Spot], opinions: np.ndarray) -> list[face.FaceReading | None]:
@@ -278,12 +271,7 @@ def _overlap(a: finder.Spot, b: finder.Spot) -> bool:
 
 def _inside(s: finder.Spot, big: finder.Spot) -> bool:
     """Whether spot ``s`` is much smaller than ``big`` and centred within its square."""
-    return (
-        s is not big
-        and s.side < big.side * T.INNER
-        and abs(s.x - big.x) < big.side / 2
-        and abs(s.y - big.y) < big.side / 2
-    )
+    return s.side < big.side * T.INNER and abs(s.x - big.x) < big.side / 2 and abs(s.y - big.y) < big.side / 2
 
 
 def _holds_its_inner(big: finder.Spot, reading: face.FaceReading, inner: list[finder.Spot]) -> bool:

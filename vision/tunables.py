@@ -142,9 +142,9 @@ WHOLE_USUAL = 2.0
 # Spots sit on the pips, inside the face's edge: the square holding them is grown by this.
 WHOLE_GROW = 1.15
 # A lone such spot is a 1's pip (about a third of its die, a fifth at 44-60 px) or a
-# die's middle: its die, tried at these many of its sides around it, is taken only if the verifier is this
-# sure it shows a face (a lone spot is as often a speck of the table, and an unsure
-# reading there would refuse the roll).
+# die's middle: its die, tried at these many of its sides around it, is taken only
+# if the verifier is this sure it shows a face (a lone spot is as often a speck of
+# the table, and an unsure reading there would refuse the roll).
 WHOLE_ONE = (2.2, 3.0, 4.4)
 WHOLE_ONE_DOUBT = 0.1
 
