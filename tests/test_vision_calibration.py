@@ -186,3 +186,26 @@ def test_a_second_look_reads_only_what_is_new_and_reads_it_as_a_fresh_frame(monk
     place = [(320.0, 240.0, 50.0)]
     assert np.array_equal(verify.opinions(frame, place), verify.opinions(frame, place))
     assert np.allclose(verify.opinions(frame, place), verify.opinions(Halvings(img), place), atol=1e-6)
+
+
+def test_a_roll_with_every_die_sure_leaves_out_what_is_likelier_no_die_but_refuses_an_unsure_die(
+    monkeypatch,
+) -> None:
+    """A token or picture die in view must not stop a roll whose thrown dice are all read;
+    an unsure reading likely a die (a die read twice, a die more than thrown) must."""
+    import vision.table_reader as table_reader
+
+    sure = [Die(v, [x, 0.0, x + 40.0, 40.0], 0.95, 0.99) for v, x in ((2, 0), (5, 100), (6, 200))]
+    token = Die(4, [300.0, 0.0, 340.0, 40.0], 0.2, 0.3)
+    ghost = Die(1, [210.0, 0.0, 250.0, 40.0], 0.3, 0.9)
+    frame = np.zeros((H, W, 3), np.uint8)
+
+    def reads(dice):
+        monkeypatch.setattr(table_reader, "read_dice", lambda *a, **k: list(dice))
+        return [(d.value, d.confidence >= 0.5) for d in TableReader(views=1).read(frame, expect=3)]
+
+    assert reads(sure + [token]) == [(2, True), (5, True), (6, True)]
+    assert reads(sure + [ghost]) == [(2, True), (5, True), (6, True), (1, False)]
+    assert reads(sure[:2] + [token]) == [(2, True), (5, True), (4, False)]  # a die short: kept, refused
+    monkeypatch.setattr(table_reader, "read_dice", lambda *a, **k: sure + [token])
+    assert len(TableReader(views=1).read(frame)) == 4  # no count told: nothing left out

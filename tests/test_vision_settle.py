@@ -202,3 +202,12 @@ def test_the_default_reader_does_not_play_a_half_hidden_die() -> None:
     assert sure == sorted(p.value for p in placed)
     cx, cy = trouble.center
     assert all(d.confidence < SURE for d in dice if d.box[0] <= cx <= d.box[2] and d.box[1] <= cy <= d.box[3])
+
+
+def test_how_likely_a_die_lies_there_is_the_mean_over_the_frames_a_miss_adding_nothing() -> None:
+    def likely(value: int, x: float, die: float) -> Die:
+        return Die(value, [x, 0.0, x + 40.0, 40.0], 0.3, die)
+
+    frames = [[likely(3, 0, 0.9), likely(5, 100, 0.6)], [likely(3, 1, 0.6)], [likely(3, 2, 0.9)]]
+    merged = combine(frames)
+    assert [round(d.likely_die, 3) for d in merged] == [0.8, 0.2]

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 @dataclass
 class Die:
     """One die read from an image: top-face value, box in the image's pixels,
-    and confidence, the probability that the value is right (0..1)."""
+    and confidence, the probability that the value is right (0..1); ``likely_die``,
+    the probability that a die lies there at all, whatever its value."""
 
     value: int
     box: list[float]
     confidence: float
+    likely_die: float = 1.0
 
     @property
     def center(self) -> tuple[float, float]:

@@ -94,7 +94,7 @@ def read_dice(
             continue
         half = spot.side / 2
         box = [spot.x - half, spot.y - half, spot.x + half, spot.y + half]
-        dice.append(Die(reading.value, box, grade.right))
+        dice.append(Die(reading.value, box, grade.right, grade.die))
     return dice
 
 

@@ -9,7 +9,9 @@ that reads fewer sure dice so than the table expects is looked at again at
 the size expected, reading fainter spots too; still short, or with none, it
 is read again as without a calibration, and the better reading is kept; dice that then no
 longer fit the model, roll after roll, make the calibration start again (the
-camera moved, or it is a phone). So a calibration can only help.
+camera moved, or it is a phone). So a calibration can only help. A roll that reads
+as many dice sure as were thrown leaves out the unsure readings likelier no die at
+all (a token or a picture die in view), calibrated or not.
 """
 
 from __future__ import annotations
@@ -85,6 +87,10 @@ class TableReader:
                 plain = self._read(frames, seen, None)
                 if _sure(plain) > sure:
                     dice = plain
+        if expect is not None and _sure(dice) == expect:
+            # As many dice sure as were thrown: what is likelier no die (a token, a picture die)
+            # is not one more; an unsure reading likely a die (one die read twice) still refuses.
+            dice = [d for d in dice if d.confidence >= SURE or d.likely_die >= T.EXTRA_DIE]
         self.calibration.learn(dice, frames[0].shape)
         return dice
 

@@ -121,6 +121,9 @@ FINDER_MIN = 0.3
 # ... unless a calibrated table knows dice are missing: then spots of the size
 # expected where they lie are read down to the least heat the finder marks.
 SECOND_LOOK = PEAK_MIN
+# When a roll reads as many dice sure as were thrown, an unsure reading is dropped unless the
+# views together make a die there at least this likely: a real die read unsure still refuses.
+EXTRA_DIE = 0.5
 # Nor are spots the face verifier sees no readable top face in with this
 # probability: on photos it never trained on, none of them was graded a sure die.
 NO_FACE = 0.9

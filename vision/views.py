@@ -57,7 +57,7 @@ def placed_back(dice: list[Die], view: str, shape: tuple[int, ...]) -> list[Die]
     """Dice read on ``view`` of a frame of ``shape``, in the frame's own pixels."""
     if view == AS_IS:
         return dice
-    return [Die(d.value, box_back(d.box, view, shape), d.confidence) for d in dice]
+    return [Die(d.value, box_back(d.box, view, shape), d.confidence, d.likely_die) for d in dice]
 
 
 def read_views(
@@ -82,22 +82,24 @@ def combine(readings: list[list[Die]]) -> list[Die]:
     Dice in one place are one die; its value is the one whose confidences,
     summed over the readings, are highest, and its confidence that sum over
     the number of readings (a reading that missed the die or read another
-    value adds nothing). A die only one reading of three saw is so kept
-    unsure, and the count it makes tells the table to ask."""
-    found: list[tuple[Die, dict[int, float], set[int]]] = []
+    value adds nothing), and how likely a die lies there the mean of the
+    readings' (one that missed it adds nothing). A die only one reading of
+    three saw is so kept unsure, and the count it makes tells the table to ask."""
+    found: list[tuple[Die, dict[int, float], set[int], list[float]]] = []
     for i, dice in enumerate(readings):
         for die in dice:
             place = next((f for f in found if i not in f[2] and _same_place(f[0], die)), None)
             if place is None:
-                place = (die, {}, set())
+                place = (die, {}, set(), [])
                 found.append(place)
-            _, sums, seen = place
+            _, sums, seen, likely = place
             seen.add(i)
+            likely.append(float(die.likely_die))
             sums[die.value] = sums.get(die.value, 0.0) + float(die.confidence)
     out = []
-    for first, sums, _ in found:
+    for first, sums, _, likely in found:
         value = max(sums, key=lambda v: sums[v])
-        out.append(Die(value, list(first.box), sums[value] / len(readings)))
+        out.append(Die(value, list(first.box), sums[value] / len(readings), sum(likely) / len(readings)))
     return out
 
 
