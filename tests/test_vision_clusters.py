@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision import reader
+from vision.confidence import Grade
 from vision.face import FaceReading
 from vision.finder import Spot
 
@@ -30,6 +31,22 @@ def test_a_dies_pips_seen_as_spots_are_dropped_and_the_die_kept() -> None:
     specks = [(Spot(p.real, p.imag, 11, 0.4), reading(1, [p])) for p in pips]
     kept = reader._one_per_die([big, *specks])
     assert [r.value for _, r in kept] == [2]
+
+
+def test_a_sure_die_keeps_the_half_of_it_read_unsure_as_a_die() -> None:
+    # A 60 px dark die's 6 read sure whole; the finder also marks a 32 px part of it,
+    # read as an unsure 2: that part is no die of its own (lone rendered 6s were lost so).
+    six = [75 + 80j, 75 + 100j, 75 + 120j, 125 + 80j, 125 + 100j, 125 + 120j]
+    big = (Spot(100, 100, 60, 0.7), reading(6, six), Grade(0.99, 0.98))
+    part = (Spot(104, 102, 32, 0.6), reading(2, [95 + 92j, 113 + 112j]), Grade(0.54, 0.01))
+    assert [r.value for _, r, _ in reader._one_per_die([big, part])] == [6]
+
+
+def test_dice_read_sure_inside_a_sure_large_spot_are_still_dice() -> None:
+    big = (Spot(100, 100, 80, 0.6), reading(2, [80 + 100j, 120 + 100j]), Grade(0.95, 0.9))
+    left = (Spot(80, 100, 40, 0.5), reading(1, [80 + 100j]), Grade(0.99, 0.97))
+    right = (Spot(120, 100, 40, 0.5), reading(3, [110 + 90j, 120 + 100j, 130 + 110j]), Grade(0.9, 0.2))
+    assert [r.value for _, r, _ in reader._one_per_die([big, left, right])] == [1, 3]
 
 
 def test_rendered_dice_lying_together_are_right_or_refused_never_wrong() -> None:

@@ -496,7 +496,9 @@ def test_spots_left_unread_change_nothing_the_reader_keeps(monkeypatch, seed: in
         die[id(spot)] = rng.choice([0.1, 0.6, 0.99])
     _reads(monkeypatch, read)
     monkeypatch.setattr(confidence, "grade", lambda spot, r, model: Grade(die[id(spot)], die[id(spot)]))
-    every = reader._one_per_die([(s, r, die[id(s)]) for s, r in read if die[id(s)] >= T.DIE_MIN])
+    every = reader._one_per_die(
+        [(s, r, Grade(die[id(s)], die[id(s)])) for s, r in read if die[id(s)] >= T.DIE_MIN]
+    )
     dice = reader.read_dice(np.zeros((400, 400, 3), np.uint8))
     assert [d.value for d in dice] == [r.value for _, r, _ in every]
     assert [d.box[0] + d.box[2] for d in dice] == pytest.approx([2 * s.x for s, _, _ in every])

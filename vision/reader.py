@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import confidence, face, finder, verify
+from vision import SURE, confidence, face, finder, verify
 from vision import tunables as T
 from vision.calibration import DieSizes
 from vision.die import Die
@@ -204,7 +204,7 @@ def _needed(later: set[int], spots: list[finder.Spot], graded: dict[int, Graded 
     the unread are dice, no larger die's choice hanging on them."""
     read = [g for g in graded.values() if g is not None]
     sure, open_ = set(), set()
-    for big, reading, _ in read:
+    for big, reading, grade in read:
         unknown = [j for j in later if _inside(spots[j], big)]
         if not unknown:
             continue
@@ -212,7 +212,8 @@ def _needed(later: set[int], spots: list[finder.Spot], graded: dict[int, Graded 
         # The more spots inside, the less can they all be its pips: held with every unread one, it holds.
         if _holds_its_inner(big, reading, known + [spots[j] for j in unknown]):
             sure.update(unknown)
-        elif _holds_its_inner(big, reading, known):
+        elif _holds_its_inner(big, reading, known) or grade.right >= T.WHOLE_SURE:
+            # Or, read surely right, it holds them if none is read sure (``_surely_whole``).
             open_.update(unknown)
     return sorted(j for j in later if j not in sure or j in open_)
 
@@ -292,10 +293,19 @@ def _holds_its_inner(big: finder.Spot, reading: face.FaceReading, inner: list[fi
 
 def _one_per_die(read: list) -> list:
     """Drop a large spot's own pips taken for dice, or a large spot that is a cluster
-    of dice (``read``: tuples starting with the spot and its reading)."""
+    of dice (``read``: tuples of the spot, its reading and, once graded, its grade)."""
     drop: set[int] = set()
     for i, (big, reading, *_) in enumerate(read):
         inner = [j for j, (s, *_) in enumerate(read) if _inside(s, big)]
         if inner:
-            drop.update(inner if _holds_its_inner(big, reading, [read[j][0] for j in inner]) else [i])
+            holds = _holds_its_inner(big, reading, [read[j][0] for j in inner])
+            drop.update(inner if holds or _surely_whole(read[i], [read[j] for j in inner]) else [i])
     return [r for i, r in enumerate(read) if i not in drop]
+
+
+def _surely_whole(big: tuple, inner: list[tuple]) -> bool:
+    """Whether a large spot read surely right (``T.WHOLE_SURE``) is one die whatever
+    spots lie inside it: none of them read sure, they are its half or its pips read as
+    a die (dice lying together read sure on their own)."""
+    graded = len(big) > 2 and all(len(t) > 2 for t in inner)
+    return graded and big[2].right >= T.WHOLE_SURE and all(t[2].right < SURE for t in inner)

@@ -116,6 +116,10 @@ PIP_SIZE = 0.3
 # its side: two or three dice side by side read as one large die's 2 or 3 lie on
 # its "pips" too, each about half its side (a pip's spot is at most a third).
 PIP_SPOT = 0.4
+# A larger spot read at least this likely right is one die whatever spots inside it
+# read unsure (its half or its pips read as a die); dice lying together read sure on
+# their own. Less sure, a slanted die's side face is as likely what it read.
+WHOLE_SURE = 0.9
 # Spots the finder is less sure than this are a die are not read at all.
 FINDER_MIN = 0.3
 # ... unless a calibrated table knows dice are missing: then spots of the size
