@@ -33,7 +33,8 @@ BAND = (7.0, 36.0)
 @dataclass
 class Spot:
     """A place the finder takes for a die's top face, in frame pixels; ``edge``
-    when the network sized it past its level's octave (see ``T.EDGE_REACH``)."""
+    when the network sized it past its level's octave (``T.EDGE_REACH``,
+    ``T.UNDER_REACH``)."""
 
     x: float
     y: float
@@ -81,6 +82,8 @@ def _find(frame: Halvings, model: Path, sides: tuple[float, float] | None) -> li
     used = scales if sides is None else _holding(scales, *sides)
     spots: list[Spot] = []
     edges: list[Spot] = []
+    # Looking for dice of known sides (a calibration), a spot a little under its level's octave counts.
+    under = T.UNDER_REACH if sides is not None else 1.0
     # The finest level is shrunk from the nearest halving of the frame, not from all of it.
     m = frame.nearest(used[0], T.FINDER_HALVE)
     level = frame.level(m)
@@ -108,17 +111,18 @@ def _find(frame: Halvings, model: Path, sides: tuple[float, float] | None) -> li
         hi = np.inf if i == len(scales) - 1 else T.LEVEL_KEEP[1]
         ys, xs = np.nonzero(peaks)
         sides = np.array([16.0 * 2.0**v for v in maps[1, ys, xs].tolist()])
-        inside = (lo <= sides) & (sides < hi * T.EDGE_REACH)
+        inside = (lo / under <= sides) & (sides < hi * T.EDGE_REACH)
         ys, xs, sides = ys[inside], xs[inside], sides[inside]
         offsets = 1.0 / (1.0 + np.exp(-maps[2:4, ys, xs]))
         cx = ((xs + offsets[0]) * STRIDE / done).tolist()
         cy = ((ys + offsets[1]) * STRIDE / done).tolist()
         for x, y, side, score in zip(cx, cy, sides.tolist(), heat[ys, xs].tolist(), strict=True):
-            spot = Spot(x, y, side / done, score, edge=side >= hi)
+            spot = Spot(x, y, side / done, score, edge=side >= hi or side < lo)
             (edges if spot.edge else spots).append(spot)
     kept = _suppress(spots)
     # A die sized just past one level's octave and just short of the next
-    # level's is kept on neither: such a spot counts where no kept spot is.
+    # level's is kept on neither: such a spot, sized past its level's octave
+    # either way, counts where no kept spot is.
     x, y, side = _places(kept)
     return kept + [e for e in _suppress(edges) if not _same(e, x, y, side).any()]
 

@@ -20,6 +20,11 @@ LEVEL_KEEP = (14.0, 28.0)
 # A spot up to this factor past the top of its level's octave is kept where no
 # spot within an octave is: the network sizes a die up to about this much high.
 EDGE_REACH = 1.15
+# With a calibration, also down to this factor under its bottom: the network sizes
+# a die smaller than a level's octave large, so one the finer level sizes past its
+# octave is otherwise kept on neither. Uncalibrated, such spots added dice that are
+# none (lower precision); calibrated, a spot must also have a die's size there.
+UNDER_REACH = 1.3
 # Two spots closer than this (in the larger's sides) are one die seen twice.
 SAME_DIE = 0.55
 # ... unless one is more than this many times the other's size.
