@@ -17,33 +17,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lone_die_support import SCHEMES
+from lone_die_support import lone_die as _lone
 
 from vision import SURE, read_dice
-from vision.synth import draw_die
 
 pytestmark = pytest.mark.slow
 
 SIZES = (30, 36, 44, 60)
 TURNS = range(0, 90, 10)
-SCHEMES = {
-    # name: (table grey, die body, pips)
-    "white on dark cloth": (60, (235, 235, 235), (20, 20, 20)),
-    "dark on light": (200, (40, 40, 40), (235, 235, 235)),
-}
 RIGHT_AT_LEAST = {
     "white on dark cloth": {30: 51, 36: 52, 44: 52, 60: 50},
     "dark on light": {30: 48, 36: 51, 44: 52, 60: 50},
 }
 WRONG_AT_MOST = 1
-
-
-def _lone(scheme: str, size: int, value: int, turn: int) -> np.ndarray:
-    grey, body, pip = SCHEMES[scheme]
-    rng = np.random.default_rng(value * 100 + turn)
-    img = np.clip(np.full((480, 640, 3), grey, np.float32) + rng.normal(0, 6, (480, 640, 3)), 0, 255)
-    img = img.astype(np.uint8)
-    draw_die(img, value, (320 + rng.uniform(-100, 100), 240 + rng.uniform(-80, 80)), size, turn, body, pip)
-    return img
 
 
 @pytest.fixture(scope="module")

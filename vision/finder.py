@@ -110,13 +110,13 @@ def _find(frame: Halvings, model: Path, sides: tuple[float, float] | None) -> li
         lo = 0.0 if i == 0 else T.LEVEL_KEEP[0]
         hi = np.inf if i == len(scales) - 1 else T.LEVEL_KEEP[1]
         ys, xs = np.nonzero(peaks)
-        sides = np.array([16.0 * 2.0**v for v in maps[1, ys, xs].tolist()])
-        inside = (lo / under <= sides) & (sides < hi * T.EDGE_REACH)
-        ys, xs, sides = ys[inside], xs[inside], sides[inside]
+        sized = np.array([16.0 * 2.0**v for v in maps[1, ys, xs].tolist()])
+        inside = (lo / under <= sized) & (sized < hi * T.EDGE_REACH)
+        ys, xs, sized = ys[inside], xs[inside], sized[inside]
         offsets = 1.0 / (1.0 + np.exp(-maps[2:4, ys, xs]))
         cx = ((xs + offsets[0]) * STRIDE / done).tolist()
         cy = ((ys + offsets[1]) * STRIDE / done).tolist()
-        for x, y, side, score in zip(cx, cy, sides.tolist(), heat[ys, xs].tolist(), strict=True):
+        for x, y, side, score in zip(cx, cy, sized.tolist(), heat[ys, xs].tolist(), strict=True):
             spot = Spot(x, y, side / done, score, edge=side >= hi or side < lo)
             (edges if spot.edge else spots).append(spot)
     kept = _suppress(spots)

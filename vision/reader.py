@@ -307,5 +307,5 @@ def _surely_whole(big: tuple, inner: list[tuple]) -> bool:
     """Whether a large spot read surely right (``T.WHOLE_SURE``) is one die whatever
     spots lie inside it: none of them read sure, they are its half or its pips read as
     a die (dice lying together read sure on their own)."""
-    graded = len(big) > 2 and all(len(t) > 2 for t in inner)
+    graded = len(big) > 2  # ``readings`` asks before any grade is known
     return graded and big[2].right >= T.WHOLE_SURE and all(t[2].right < SURE for t in inner)
