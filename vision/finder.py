@@ -33,7 +33,7 @@ BAND = (7.0, 36.0)
 @dataclass
 class Spot:
     """A place the finder takes for a die's top face, in frame pixels; ``edge``
-    when the network sized it past its level's octave (``T.EDGE_REACH``,
+    when the network sized it outside its level's octave (``T.EDGE_REACH``,
     ``T.UNDER_REACH``)."""
 
     x: float
