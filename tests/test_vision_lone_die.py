@@ -6,8 +6,8 @@ Each reading of the lone die must be right or refused, never wrong; how many of
 the 9 turns of the six values are read right is guarded per size. Measured with
 the locked versions (dice right of 54, none wrong of 432): white on dark 53 / 54 /
 54 / 52, dark on light 50 / 53 / 54 / 52; each floor leaves room for two turns. In
-steps of 5 (108 a size): 107 / 108 / 106 / 105 and 100 / 106 / 107 / 102, none
-wrong. A 6 is the value most often refused (at 30 px, 1 and 6 of 18 turns), a 2
+steps of 5 (108 a size): 107 / 108 / 106 / 106 and 102 / 106 / 107 / 102, none
+wrong. A 6 is the value most often refused (at 30 px, 1 and 4 of 18 turns), a 2
 the next. At 44-60 px the finder often marks only the pips (a 2's two, 38 px apart;
 a 1's one): they are looked at whole (``vision.reader._wholes``). Raise these as
 the reader learns.

@@ -92,21 +92,34 @@ def grade(spot: Spot, reading: FaceReading, model: Path = MODEL) -> Grade:
     f = features(spot, reading)
     probs = {k: _logistic(float(f @ w + b)) for k, (w, b) in _model(str(model)).items()}
     right = min(probs["right"], probs["die"])
-    if disputed(reading):
+    if disputed(reading) or side_face(spot, reading):
         right = min(right, T.DISPUTED)
     return Grade(probs["die"], right)
 
 
+def side_face(spot: Spot, reading: FaceReading) -> bool:
+    """Whether ``reading`` is likely a slanted die's side face: four pips or more, lying low
+    in the die's spot, with a blob about as strong as they are left out above them (the top
+    face's pip; a die seen so slanted that its top is a sliver shows its front face whole)."""
+    if reading.value < T.SIDE_PIPS:
+        return False
+    low = (float(np.mean(reading.pips.imag)) - spot.y) / spot.side
+    return low >= T.SIDE_LOW and reading.above >= T.SIDE_ABOVE
+
+
 def disputed(reading: FaceReading) -> bool:
     """Whether the face verifier disputes the value the pips gave: it backs that value
-    little, rates another likelier, or sees a 2 as a 3 whose middle pip is faint. The
-    grade weighs the verifier beside the rest, and a clear reading of the pips can
-    outweigh it, yet on the train photos such dice are wrong about as often as right."""
+    little, rates another likelier or a higher value nearly as likely (pips the count may
+    have missed: a small blurred 6 read as its corners' 4), or sees a 2 as a 3 whose middle
+    pip is faint. The grade weighs the verifier beside the rest, and a clear reading of the
+    pips can outweigh it, yet on the train photos such dice are wrong about as often as right."""
     opinion = reading.opinion
     if opinion is None:
         return False
     own = float(opinion[reading.value])
     if own < T.BACKED or float(np.delete(opinion[1:], reading.value - 1).max()) > own:
+        return True
+    if float(opinion[reading.value + 1 :].max(initial=0.0)) > T.MORE_SEEN * own:
         return True
     three = float(opinion[3])
     return reading.value == 2 and (

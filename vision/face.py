@@ -76,6 +76,7 @@ class FaceReading:
     slant: float = 1.0  # how much longer the pip grid is one way than the other
     sharpness: float = 0.0  # see ``sharpness``
     opinion: np.ndarray | None = None  # the verifier's probabilities (``vision.verify``)
+    above: float = 0.0  # see ``_above``
     centre: float = 0.0  # a 2's: the strongest blob at its middle, as a share of its pips' (``_centre``)
     crop: np.ndarray | None = field(default=None, repr=False)  # until its sharpness is measured
 
@@ -261,12 +262,12 @@ def read_faces(
     of that value stands for it. ``seen``, per place, is the verifier's
     probabilities for each value (``vision.verify``): a face read at the
     finder's size as the value the verifier surely sees, with a clear lead,
-    is not read again at the other sizes (they would only agree); one the verifier surely
+    is not read again at the other sizes (they would only agree); one the verifier likely
     sees as another value than its pips give is read larger too, and a larger reading of
     the verifier's value stands for it (the finder sized it small, its outer pips unseen).
-    Failing that, a reading of that value at the first sizes stands, a finer pip grid
-    allowed (``T.DOUBTED_STEP``): a die seen at a slant, its side in the finder's spot,
-    shows a face smaller than the spot, its pips closer than a face's."""
+    Failing that, where the verifier is sure, a reading of that value at the first sizes
+    stands, a finer pip grid allowed (``T.DOUBTED_STEP``): a die seen at a slant, its side
+    in the finder's spot, shows a face smaller than the spot, its pips closer than a face's."""
     image = Halvings.of(image)
     first = _read_recentred(image, [(x, y, side * T.SIZES[0]) for x, y, side in places])
     rest = [
@@ -282,16 +283,17 @@ def read_faces(
     for n, i in enumerate(rest):
         per_place[i] += more[n * len(others) : (n + 1) * len(others)]
     voted = [_vote(readings) for readings in per_place]
-    # Faces the verifier surely sees as another value than their pips give: read larger too.
+    # Faces the verifier sees as another value than their pips give: read larger too.
     doubted = []
     for i, r in enumerate(voted if seen is not None else []):
         v = _seen_value(seen[i])
-        if r is not None and v != r.value and seen[i][v] >= T.SEEN_OTHER:
+        if r is not None and v != r.value and seen[i][v] >= T.SEEN_LARGER:
             doubted.append((i, v))
     _take_seen(voted, doubted, image, places, T.LARGER, T.STEP_RANGE[0])
-    # Those still read otherwise: a face smaller than its spot (a die at a slant, its side in the
-    # spot) has its pips closer than a face's, so its own layout is sought with a finer grid allowed.
-    doubted = [(i, v) for i, v in doubted if voted[i].value != v]
+    # Those still read otherwise, and surely seen so: a face smaller than its spot (a die at a slant,
+    # its side in the spot) has its pips closer than a face's, so its own layout is sought with a
+    # finer grid allowed.
+    doubted = [(i, v) for i, v in doubted if voted[i].value != v and seen[i][v] >= T.SEEN_OTHER]
     _take_seen(voted, doubted, image, places, T.SIZES, T.DOUBTED_STEP)
     # Sharpness is measured on the crop that stands for each die only: it is costly.
     for r in voted:
@@ -345,6 +347,8 @@ def _read_recentred(
         again, _read_crops(image, [place for _, place in again], least_step), strict=True
     ):
         if second is not None and second.score >= first[i].score:
+            # Recentred on a side face's pips, the crop may lose the top face's above them.
+            second.above = max(second.above, first[i].above)
             first[i] = second
     return first
 
@@ -396,7 +400,7 @@ def _read_new(
             out.append(None)
             continue
         w, i = max(options, key=lambda o: o[0][1])
-        value, score, lead, residual, slant, z = w
+        value, score, lead, residual, slant, z, above = w
         crop, maps, strength = crops[j]
         pmap = maps[:, :, i]
         on = pmap > 0
@@ -404,9 +408,28 @@ def _read_new(
         pips = x + 1j * y + z * side / T.FACE_PX
         middle = _centre(strength[:, :, i], z) if value == 2 else 0.0
         out.append(
-            FaceReading(value, lead, score, contrast, residual, pips, slant=slant, centre=middle, crop=crop)
+            FaceReading(
+                value,
+                lead,
+                score,
+                contrast,
+                residual,
+                pips,
+                slant=slant,
+                above=above,
+                centre=middle,
+                crop=crop,
+            )
         )
     return out
+
+
+def _above(z: np.ndarray, b: np.ndarray, taken: np.ndarray) -> float:
+    """The strongest blob left out that lies above every pip ``taken`` (of blobs at ``z``,
+    strengths ``b``), as a share of their mean strength: at a slant, a side face's reading
+    leaves the top face's pips above it."""
+    left = ~taken & (z.imag < z[taken].imag.min() - T.ABOVE_GAP * T.FACE_PX)
+    return float(b[left].max() / b[taken].mean()) if left.any() else 0.0
 
 
 def _centre(strength: np.ndarray, pips: np.ndarray) -> float:
@@ -560,6 +583,14 @@ def _best(
     slant = np.where(flat, 1.0, big[k] / np.where(flat, 1.0, small[k]))
     for i, row, value, led, sl in zip(idx, k, chosen, lead, slant, strict=True):
         z = looks[i][0]
-        pips = z[member[row, : len(z)] > 0]
-        out[i] = (int(value), float(score[row]), float(led), float(r[row]), float(sl), pips)
+        taken = member[row, : len(z)] > 0
+        out[i] = (
+            int(value),
+            float(score[row]),
+            float(led),
+            float(r[row]),
+            float(sl),
+            z[taken],
+            _above(*looks[i], taken),
+        )
     return out

@@ -90,12 +90,15 @@ SIZES = (1.0, 0.85, 1.18)
 SETTLED_SEEN = 0.8
 SETTLED_LEAD = 2.0
 # A face the verifier sees as another value with at least this probability is read
-# again at these larger sizes; a reading of the verifier's value there stands instead.
-SEEN_OTHER = 0.9
+# again at these larger sizes; a reading of the verifier's value there stands instead
+# (it must be found in the pips, so a verifier less than sure may ask for it).
+SEEN_LARGER = 0.85
 LARGER = (1.3, 1.45)
-# Failing that, a reading of the verifier's value at the first sizes stands, its pip grid's
-# step allowed down to this (share of the side): a die seen at a slant, its side in the
-# finder's spot, shows a face smaller than the spot.
+# Failing that, with the verifier at least this sure, a reading of its value at the first
+# sizes stands, the pip grid's step allowed down to this (share of the side): a die seen at
+# a slant, its side in the finder's spot, shows a face smaller than the spot (a finer grid
+# fits more spots, so only a sure verifier may ask for it).
+SEEN_OTHER = 0.9
 DOUBTED_STEP = 0.09
 # A face whose pips centre this far from the finder's centre (sides) is read again around them.
 RECENTRE = 0.08
@@ -166,6 +169,9 @@ WHOLE_ONE_DOUBT = 0.1
 # disputed views and one sure one stay under the 0.6 a roll needs.
 BACKED = 0.4
 DISPUTED = 0.2
+# A reading is disputed too where the verifier rates a higher value at more than this share
+# of the value read: the count may have missed pips.
+MORE_SEEN = 0.8
 # A 2 is disputed where the verifier sees a 3 at THREE_SEEN, or at THREE_DOUBT with a blob at
 # the 2's middle of CENTRE_SEEN of its pips' strength (within CENTRE_REACH face pixels): a 3
 # with a faint middle pip.
@@ -198,3 +204,13 @@ SIZE_SPREADS = 3.0
 SIZE_TOLERANCE = 0.22
 # Frames running whose sure dice mostly do not fit before the model is forgotten.
 MISFITS_TO_FORGET = 2
+
+# A side face read in place of the top (``confidence.side_face``): the top face's pip lies
+# above the read pips by more than this share of a face, is at least this strong against
+# them, the read pips lie this share of the spot below its middle, and are this many or more
+# (a die seen so slanted that its top is a sliver shows its front face whole; fewer pips,
+# or a blob above them that is weaker, are as often a die's rim, print or a neighbour's pip).
+ABOVE_GAP = 0.1
+SIDE_ABOVE = 0.8
+SIDE_LOW = 0.08
+SIDE_PIPS = 4
