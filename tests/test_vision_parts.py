@@ -417,6 +417,9 @@ def _opinion(**p: float) -> np.ndarray:
         (2, _opinion(v2=0.9, v3=0.1), 0.3, True),  # a 3 in view, something at the 2's middle
         (2, _opinion(v2=0.9, v3=0.1), 0.05, False),
         (2, _opinion(v2=0.97, v3=0.03), 0.3, False),
+        (4, _opinion(v4=0.45, v6=0.4), 0.0, True),  # a higher value nearly as likely: pips missed
+        (4, _opinion(v4=0.55, v6=0.4), 0.0, False),
+        (4, _opinion(v4=0.45, v3=0.4), 0.0, False),  # a lower one: pips the verifier does not see
     ],
 )
 def test_a_reading_the_verifier_disputes_is_graded_unsure(
@@ -436,6 +439,37 @@ def test_a_reading_the_verifier_disputes_is_graded_unsure(
     assert confidence.disputed(reading) == disputed
     if disputed:
         assert confidence.grade(spot, reading).right <= T.DISPUTED
+
+
+@pytest.mark.parametrize(
+    ("value", "low", "above", "side"),
+    [
+        (4, 0.12, 0.9, True),  # a front face's 4 low in the spot, the top's pip above it
+        (4, 0.12, 0.5, False),  # a weak blob above: a rim, print or a neighbour's pip
+        (4, 0.0, 0.9, False),  # pips in the middle of the spot: the top face itself
+        (3, 0.12, 0.9, False),  # too few pips to tell a side face from a top face
+    ],
+)
+def test_a_slanted_dies_front_face_under_its_tops_pip_is_graded_unsure(
+    value: int, low: float, above: float, side: bool
+) -> None:
+    from vision import confidence
+
+    spot = Spot(100, 100, 60, 0.95)
+    grid = np.array([-1 - 1j, 1 - 1j, -1 + 1j, 1 + 1j, 0j, -1 + 0j])[:value]
+    pips = complex(100, 100 + low * 60) + 12 * grid
+    reading = face.FaceReading(value, 8.0, -1.0, 40.0, 0.1, pips, opinion=np.eye(7)[value], above=above)
+    assert confidence.side_face(spot, reading) == side
+    if side:
+        assert confidence.grade(spot, reading).right <= T.DISPUTED
+
+
+def test_the_strongest_blob_above_the_pips_read_is_measured() -> None:
+    z = np.array([10 + 5j, 10 + 20j, 20 + 20j, 10 + 30j, 20 + 30j, 15 + 40j])
+    strength = np.array([0.9, 1.0, 1.0, 1.0, 1.0, 2.0])
+    taken = np.array([False, True, True, True, True, False])
+    assert face._above(z, strength, taken) == pytest.approx(0.9)  # the blob below them does not count
+    assert face._above(z, strength, np.array([True, True, True, True, True, False])) == 0.0
 
 
 def test_a_dies_pip_spots_are_not_counted_when_the_die_surely_drops_them(monkeypatch) -> None:
