@@ -162,6 +162,11 @@ WHOLE_GROW = 1.15
 # the table, and an unsure reading there would refuse the roll).
 WHOLE_ONE = (2.2, 3.0, 4.4)
 WHOLE_ONE_DOUBT = 0.1
+# A spot read as no die, where the verifier sees no face at most this likely, is read once
+# more at this many times its side, and a sure reading there stands for it: the finder
+# sizes a small die small now and then, its outer pips then out of the counter's reach.
+SMALL_FACE = 0.2
+SMALL_GROW = 1.3
 
 # --- Grading (vision.confidence) ---
 # The least the face verifier must give the value the pips read for it to stand undisputed,
