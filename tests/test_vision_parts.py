@@ -563,3 +563,35 @@ def test_a_spot_the_verifier_doubts_shows_a_face_is_not_read(monkeypatch, no_fac
     assert any(s.side > part.side and s.x == part.x and s is not doubted for s in spots) == (
         no_face >= T.NO_FACE
     )
+
+
+@pytest.mark.parametrize(
+    ("larger_value", "disputed", "kept"),
+    [
+        (4, False, (4, 0.95)),  # sure larger, the value read and the verifier's: it stands
+        (5, False, (4, 0.3)),  # another value larger: the unsure reading stays
+        (4, True, (4, 0.3)),  # a reading a rule caps is not made sure by a larger look
+    ],
+)
+def test_an_unsure_reading_read_sure_larger_stands_only_as_its_own_value(
+    monkeypatch, larger_value: int, disputed: bool, kept: tuple
+) -> None:
+    from vision import confidence, reader
+    from vision.confidence import Grade
+
+    spot = Spot(100, 100, 40, 0.9)
+    pips = 100 + 100j + 10 * np.array([-1 - 1j, 1 - 1j, -1 + 1j, 1 + 1j])
+    _reads(monkeypatch, [(spot, face.FaceReading(4, 8.0, -1.0, 40.0, 0.1, pips))])
+    opinion = np.array([0.0, 0, 0, 0, 1, 0, 0])  # the harness's verifier sees a face; here a 4
+    monkeypatch.setattr(
+        reader, "_faced_spots", lambda *a: (Halvings(np.zeros((8, 8, 3), np.uint8)), [spot], opinion[None])
+    )
+    monkeypatch.setattr(confidence, "grade", lambda s, r, model: Grade(0.9, 0.3))
+    monkeypatch.setattr(confidence, "disputed", lambda r: disputed)
+    grown = Spot(100, 100, 52, 0.9)
+    reading = face.FaceReading(larger_value, 8.0, -1.0, 40.0, 0.1, pips)
+    monkeypatch.setattr(
+        reader, "_larger", lambda i, s, o, which, m: {j: (grown, reading, Grade(0.99, 0.95)) for j in which}
+    )
+    dice = reader.read_dice(np.zeros((200, 200, 3), np.uint8))
+    assert [(d.value, d.confidence) for d in dice] == [kept]

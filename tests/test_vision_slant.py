@@ -8,8 +8,8 @@ read without a calibration and with one that knows the die's size (as a fixed
 camera's table learns it from its own sure readings).
 
 Measured with the locked versions (right of 180 a slant; none wrong up to 35
-degrees): without a calibration 174 / 158 at 25 / 35 degrees, with one 166 /
-154. At 45 degrees the side shows as large as the top, and a die whose top face
+degrees): without a calibration 175 / 159 at 25 / 35 degrees, with one 167 /
+155. At 45 degrees the side shows as large as the top, and a die whose top face
 is a 1 or a 2 is read by its side now and then: 3 and 3 of 180 readings wrong (a
 known limit, guarded so that it does not grow). Each bound leaves room for four dice.
 

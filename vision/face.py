@@ -286,7 +286,7 @@ def read_faces(
     # Faces the verifier sees as another value than their pips give: read larger too.
     doubted = []
     for i, r in enumerate(voted if seen is not None else []):
-        v = _seen_value(seen[i])
+        v = seen_value(seen[i])
         if r is not None and v != r.value and seen[i][v] >= T.SEEN_LARGER:
             doubted.append((i, v))
     _take_seen(voted, doubted, image, places, T.LARGER, T.STEP_RANGE[0])
@@ -323,7 +323,7 @@ def _take_seen(
             voted[i].agreement = len(hits) / n
 
 
-def _seen_value(opinion: np.ndarray) -> int:
+def seen_value(opinion: np.ndarray) -> int:
     """The value the verifier's ``opinion`` (``vision.verify``) rates most likely."""
     return int(np.argmax(opinion[1:])) + 1
 

@@ -7,8 +7,9 @@ turns what the reading saw into the probability that its value is right.
 Where the finder marks a small die's parts (a 6's columns) as dice with no face,
 the square holding them is looked at as one die; where the finder marks a die's
 pips too, they are counted only if the die's own reading leaves them in doubt
-(``_needed``). A spot with a face that reads as no die is looked at once more, larger
-(``_larger``): the finder sizes a small die small now and then. Given a fixed
+(``_needed``). A spot with a face that reads as no die, or unsure though nothing disputes
+it, is looked at once more, larger (``_larger``): the finder sizes a small die small now
+and then. Given a fixed
 camera's die sizes (``vision.calibration``, learned by ``vision.table_reader``),
 the finder looks only on the levels that hold them and a spot of another size
 than a die shows where it lies is no die.
@@ -84,7 +85,13 @@ def read_dice(
     first = [i for i in range(len(spots)) if i not in later]
     graded = _graded(image, spots, opinions, first, models)
     graded.update(_graded(image, spots, opinions, _needed(later, spots, graded), models))
-    graded.update(_larger(image, spots, opinions, [i for i in first if graded[i] is None], models))
+    # A spot read as no die, or unsure with nothing disputing it, may be a die the finder sized small.
+    grow = [i for i in first if graded[i] is None or _undisputed_unsure(graded[i])]
+    for i, larger in _larger(image, spots, opinions, grow, models).items():
+        # Read sure larger, it stands for a spot read as no die, or for an unsure reading of
+        # the value it gives where the verifier sees that value too.
+        if graded[i] is None or larger[1].value == graded[i][1].value == face.seen_value(opinions[i]):
+            graded[i] = larger
     # Only what is likely a die may make a larger spot a cluster of dice, or be its pips.
     kept = _one_per_die([graded[i] for i in sorted(graded) if graded[i] is not None])
     sure_dice = [(s, r) for s, r, g in kept if g.die >= T.SURE_DIE]
@@ -102,26 +109,28 @@ def read_dice(
 
 
 def _larger(
-    image: Halvings, spots: list[finder.Spot], opinions: np.ndarray, unread: list[int], models: Models
+    image: Halvings, spots: list[finder.Spot], opinions: np.ndarray, which: list[int], models: Models
 ) -> dict[int, Graded]:
-    """Of the spots ``unread`` (read no die), those the verifier surely sees a face in looked at
-    ``T.SMALL_GROW`` times larger, keyed past the last spot's index: the finder sizes a small
-    die's spot small now and then, its outer pips out of the counter's reach (a 30 px 6 read as
-    its middle's 2). Only a reading graded sure stands; the spot as it was is no die."""
-    tries = [
-        finder.Spot(s.x, s.y, s.side * T.SMALL_GROW, s.score)
-        for i in unread
-        if opinions[i][0] < T.SMALL_FACE
-        for s in [spots[i]]
-    ]
-    if not tries:
+    """Of the spots ``which``, those the verifier surely sees a face in read ``T.SMALL_GROW``
+    times larger, by index: the finder sizes a small die's spot small now and then, its outer
+    pips then out of the counter's reach (a 30 px 6 read as a 2). Only sure readings are given."""
+    grown = [i for i in which if opinions[i][0] < T.SMALL_FACE]
+    if not grown:
         return {}
+    tries = [finder.Spot(spots[i].x, spots[i].y, spots[i].side * T.SMALL_GROW, spots[i].score) for i in grown]
     seen = verify.opinions(image, [(s.x, s.y, s.side) for s in tries], models.verifier)
     at = len(spots)
     graded = _graded(
         image, spots + tries, np.concatenate([opinions, seen]), list(range(at, at + len(tries))), models
     )
-    return {i: g for i, g in graded.items() if g is not None and g[2].right >= SURE}
+    return {i: g for i, g in zip(grown, graded.values(), strict=True) if g is not None and g[2].right >= SURE}
+
+
+def _undisputed_unsure(graded: Graded) -> bool:
+    """Whether a graded reading is unsure though neither the verifier nor the side-face rule
+    caps it (``vision.confidence``): a capped reading is not made sure by a larger look."""
+    spot, reading, grade = graded
+    return grade.right < SURE and not confidence.disputed(reading) and not confidence.side_face(spot, reading)
 
 
 def _softer_than_the_rest(reading: face.FaceReading, others: list[face.FaceReading]) -> bool:

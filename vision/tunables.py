@@ -162,9 +162,10 @@ WHOLE_GROW = 1.15
 # the table, and an unsure reading there would refuse the roll).
 WHOLE_ONE = (2.2, 3.0, 4.4)
 WHOLE_ONE_DOUBT = 0.1
-# A spot read as no die, where the verifier sees no face at most this likely, is read once
-# more at this many times its side, and a sure reading there stands for it: the finder
-# sizes a small die small now and then, its outer pips then out of the counter's reach.
+# A spot read as no die, or unsure with nothing disputing it, where the verifier sees no face
+# at most this likely, is read once more at this many times its side; a sure reading there
+# stands for no die, or for an unsure reading of its value that the verifier sees too: the
+# finder sizes a small die small now and then, its outer pips then out of the counter's reach.
 SMALL_FACE = 0.2
 SMALL_GROW = 1.3
 
