@@ -458,7 +458,7 @@ def test_a_slanted_dies_front_face_under_its_tops_pip_is_graded_unsure(
     from vision import confidence
 
     spot = Spot(100, 100, 60, 0.95)
-    grid = np.array([-1 - 1j, 1 - 1j, -1 + 1j, 1 + 1j, 0j, -1 + 0j])[:value]
+    grid = np.array([-1 - 1j, 1 - 1j, -1 + 1j, 1 + 1j])[:value]
     pips = complex(100, 100 + low * 60) + 12 * grid
     reading = face.FaceReading(value, 8.0, -1.0, 40.0, 0.1, pips, opinion=np.eye(7)[value], above=above)
     assert confidence.side_face(spot, reading) == side
@@ -566,7 +566,7 @@ def test_a_spot_the_verifier_doubts_shows_a_face_is_not_read(monkeypatch, no_fac
 
 
 @pytest.mark.parametrize(
-    ("larger_value", "disputed", "kept"),
+    ("larger_value", "capped", "kept"),
     [
         (4, False, (4, 0.95)),  # sure larger, the value read and the verifier's: it stands
         (5, False, (4, 0.3)),  # another value larger: the unsure reading stays
@@ -574,7 +574,7 @@ def test_a_spot_the_verifier_doubts_shows_a_face_is_not_read(monkeypatch, no_fac
     ],
 )
 def test_an_unsure_reading_read_sure_larger_stands_only_as_its_own_value(
-    monkeypatch, larger_value: int, disputed: bool, kept: tuple
+    monkeypatch, larger_value: int, capped: bool, kept: tuple
 ) -> None:
     from vision import confidence, reader
     from vision.confidence import Grade
@@ -586,8 +586,7 @@ def test_an_unsure_reading_read_sure_larger_stands_only_as_its_own_value(
     monkeypatch.setattr(
         reader, "_faced_spots", lambda *a: (Halvings(np.zeros((8, 8, 3), np.uint8)), [spot], opinion[None])
     )
-    monkeypatch.setattr(confidence, "grade", lambda s, r, model: Grade(0.9, 0.3))
-    monkeypatch.setattr(confidence, "disputed", lambda r: disputed)
+    monkeypatch.setattr(confidence, "grade", lambda s, r, model: Grade(0.9, 0.3, capped))
     grown = Spot(100, 100, 52, 0.9)
     reading = face.FaceReading(larger_value, 8.0, -1.0, 40.0, 0.1, pips)
     monkeypatch.setattr(

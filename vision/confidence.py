@@ -69,10 +69,12 @@ def features(spot: Spot, reading: FaceReading) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Grade:
-    """``die``: the probability that a die is there; ``right``: that it is and its value is right."""
+    """``die``: the probability that a die is there; ``right``: that it is and its value is right;
+    ``capped``: whether a rule (``disputed``, ``side_face``) held ``right`` at ``T.DISPUTED``."""
 
     die: float
     right: float
+    capped: bool = False
 
 
 @lru_cache(maxsize=2)
@@ -92,9 +94,10 @@ def grade(spot: Spot, reading: FaceReading, model: Path = MODEL) -> Grade:
     f = features(spot, reading)
     probs = {k: _logistic(float(f @ w + b)) for k, (w, b) in _model(str(model)).items()}
     right = min(probs["right"], probs["die"])
-    if disputed(reading) or side_face(spot, reading):
+    capped = disputed(reading) or side_face(spot, reading)
+    if capped:
         right = min(right, T.DISPUTED)
-    return Grade(probs["die"], right)
+    return Grade(probs["die"], right, capped)
 
 
 def side_face(spot: Spot, reading: FaceReading) -> bool:

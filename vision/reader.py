@@ -7,12 +7,12 @@ turns what the reading saw into the probability that its value is right.
 Where the finder marks a small die's parts (a 6's columns) as dice with no face,
 the square holding them is looked at as one die; where the finder marks a die's
 pips too, they are counted only if the die's own reading leaves them in doubt
-(``_needed``). A spot with a face that reads as no die, or unsure though nothing disputes
-it, is looked at once more, larger (``_larger``): the finder sizes a small die small now
-and then. Given a fixed
-camera's die sizes (``vision.calibration``, learned by ``vision.table_reader``),
-the finder looks only on the levels that hold them and a spot of another size
-than a die shows where it lies is no die.
+(``_needed``). A spot with a face that reads as no die, or unsure though no rule
+caps its grade, is looked at once more, larger (``_larger``): the finder sizes a
+small die small now and then. Given a fixed camera's die sizes
+(``vision.calibration``, learned by ``vision.table_reader``), the finder looks
+only on the levels that hold them and a spot of another size than a die shows
+where it lies is no die.
 """
 
 from __future__ import annotations
@@ -85,8 +85,9 @@ def read_dice(
     first = [i for i in range(len(spots)) if i not in later]
     graded = _graded(image, spots, opinions, first, models)
     graded.update(_graded(image, spots, opinions, _needed(later, spots, graded), models))
-    # A spot read as no die, or unsure with nothing disputing it, may be a die the finder sized small.
-    grow = [i for i in first if graded[i] is None or _undisputed_unsure(graded[i])]
+    # A spot read as no die, or unsure with no rule capping it, may be a die the finder sized small
+    # (a capped reading is not made sure by a larger look).
+    grow = [i for i in first if graded[i] is None or not (graded[i][2].capped or graded[i][2].right >= SURE)]
     for i, larger in _larger(image, spots, opinions, grow, models).items():
         # Read sure larger, it stands for a spot read as no die, or for an unsure reading of
         # the value it gives where the verifier sees that value too.
@@ -123,14 +124,8 @@ def _larger(
     graded = _graded(
         image, spots + tries, np.concatenate([opinions, seen]), list(range(at, at + len(tries))), models
     )
-    return {i: g for i, g in zip(grown, graded.values(), strict=True) if g is not None and g[2].right >= SURE}
-
-
-def _undisputed_unsure(graded: Graded) -> bool:
-    """Whether a graded reading is unsure though neither the verifier nor the side-face rule
-    caps it (``vision.confidence``): a capped reading is not made sure by a larger look."""
-    spot, reading, grade = graded
-    return grade.right < SURE and not confidence.disputed(reading) and not confidence.side_face(spot, reading)
+    sure = {i: graded[at + n] for n, i in enumerate(grown)}
+    return {i: g for i, g in sure.items() if g is not None and g[2].right >= SURE}
 
 
 def _softer_than_the_rest(reading: face.FaceReading, others: list[face.FaceReading]) -> bool:

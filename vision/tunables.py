@@ -162,7 +162,7 @@ WHOLE_GROW = 1.15
 # the table, and an unsure reading there would refuse the roll).
 WHOLE_ONE = (2.2, 3.0, 4.4)
 WHOLE_ONE_DOUBT = 0.1
-# A spot read as no die, or unsure with nothing disputing it, where the verifier sees no face
+# A spot read as no die, or unsure with no rule capping it, where the verifier sees no face
 # at most this likely, is read once more at this many times its side; a sure reading there
 # stands for no die, or for an unsure reading of its value that the verifier sees too: the
 # finder sizes a small die small now and then, its outer pips then out of the counter's reach.
@@ -178,6 +178,15 @@ DISPUTED = 0.2
 # A reading is disputed too where the verifier rates a higher value at more than this share
 # of the value read: the count may have missed pips.
 MORE_SEEN = 0.8
+# A side face read in place of the top (``confidence.side_face``): the top face's pip lies
+# above the read pips by more than this share of a face, is at least this strong against
+# them, the read pips lie this share of the spot below its middle, and are this many or more
+# (a die seen so slanted that its top is a sliver shows its front face whole; fewer pips,
+# or a blob above them that is weaker, are as often a die's rim, print or a neighbour's pip).
+ABOVE_GAP = 0.1
+SIDE_ABOVE = 0.8
+SIDE_LOW = 0.08
+SIDE_PIPS = 4
 # A 2 is disputed where the verifier sees a 3 at THREE_SEEN, or at THREE_DOUBT with a blob at
 # the 2's middle of CENTRE_SEEN of its pips' strength (within CENTRE_REACH face pixels): a 3
 # with a faint middle pip.
@@ -210,13 +219,3 @@ SIZE_SPREADS = 3.0
 SIZE_TOLERANCE = 0.22
 # Frames running whose sure dice mostly do not fit before the model is forgotten.
 MISFITS_TO_FORGET = 2
-
-# A side face read in place of the top (``confidence.side_face``): the top face's pip lies
-# above the read pips by more than this share of a face, is at least this strong against
-# them, the read pips lie this share of the spot below its middle, and are this many or more
-# (a die seen so slanted that its top is a sliver shows its front face whole; fewer pips,
-# or a blob above them that is weaker, are as often a die's rim, print or a neighbour's pip).
-ABOVE_GAP = 0.1
-SIDE_ABOVE = 0.8
-SIDE_LOW = 0.08
-SIDE_PIPS = 4
