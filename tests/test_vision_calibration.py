@@ -224,3 +224,63 @@ def test_a_calibrated_finder_keeps_a_die_a_little_under_a_levels_octave() -> Non
     near = [s for s in finder.find(img, sides=sizes.range()) if sizes.agrees(s.x, s.y, s.side)]
     assert [(round(s.x / 10), round(s.y / 10)) for s in near] == [(39, 31)]
     assert [(d.value, d.confidence >= 0.5) for d in read_dice(img, sizes=sizes)] == [(2, True)]
+
+
+def test_a_roll_beyond_doubt_after_two_views_is_not_read_a_third_time(monkeypatch) -> None:
+    import vision.table_reader as table_reader
+
+    calls: list[int] = []
+    real = table_reader.read_dice
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(table_reader, "read_dice", counted)
+    img, _ = scene(W, H, [2, 3, 5], 50, np.random.default_rng(5), "cloth")
+    told = TableReader().read(img, expect=3)
+    assert len(calls) == 2
+    assert sorted((d.value, d.confidence >= 0.5) for d in told) == [(2, True), (3, True), (5, True)]
+    # Not told how many were thrown, or told another count: every view is read.
+    for expect in (None, 4):
+        calls.clear()
+        TableReader(views=3).read(img, expect=expect)
+        assert len(calls) >= 3
+    # Two views whose confidences sum to 1.5 or less leave the die to the third: it is read.
+    assert not table_reader._beyond_doubt(
+        [[Die(2, [0.0, 0.0, 40.0, 40.0], 0.9, 0.99)], [Die(2, [0.0, 0.0, 40.0, 40.0], 0.55, 0.99)]], 3, 1
+    )
+    assert table_reader._beyond_doubt(
+        [[Die(2, [0.0, 0.0, 40.0, 40.0], 0.9, 0.99)], [Die(2, [0.0, 0.0, 40.0, 40.0], 0.8, 0.99)]], 3, 1
+    )
+
+
+def test_a_table_stopping_after_two_views_reads_and_learns_as_one_reading_all_three(monkeypatch) -> None:
+    """The third view cannot change a roll beyond doubt, and the calibration learns from the
+    first two views of every roll: rolls read to the end give the same dice and the same camera."""
+    import vision.table_reader as table_reader
+
+    def rolls(reader: TableReader) -> list:
+        rng = np.random.default_rng(9)
+        out = []
+        for n in (4, 3, 5, 4, 2, 4):
+            values = [int(v) for v in rng.integers(1, 7, n)]
+            dice = reader.read(scene(W, H, values, 50, rng, "cloth")[0], expect=n)
+            out.append(sorted((d.value, d.confidence >= 0.5) for d in dice))
+        return out
+
+    calls: list[int] = []
+    real = table_reader.read_dice
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(table_reader, "read_dice", counted)
+    early = TableReader()
+    stopped = rolls(early)
+    read_early = len(calls)
+    monkeypatch.setattr(table_reader, "_beyond_doubt", lambda *a: False)
+    full = TableReader()
+    assert rolls(full) == stopped and len(calls) - read_early > read_early
+    assert early.calibration.points == full.calibration.points and early.calibration.sizes is not None

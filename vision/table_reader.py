@@ -2,7 +2,10 @@
 
 :class:`TableReader` reads each settled roll in the table's three views
 (``vision.views``) and teaches its :class:`~vision.calibration.Calibration`
-with the dice it read sure. Once the calibration knows the dice's size over
+with the dice its first two views read sure. Told how many dice were thrown,
+it stops after two views when the third cannot change the roll (every die
+read so surely by both that it stays sure as that value, and as many as were
+thrown): most calibrated rolls, a third less reading. Once the calibration knows the dice's size over
 the frame, a roll is read looking only for dice of that size where they lie
 (fewer pyramid levels, no pip or cluster of dice taken for a die). A roll
 that reads fewer sure dice so than the table expects is looked at again at
@@ -75,23 +78,23 @@ class TableReader:
             Halvings(as_bgr(np.ascontiguousarray(turned(f, self.views[i % len(self.views)]))))
             for i, f in enumerate(frames)
         ]
-        dice = self._read(frames, seen, sizes)
+        dice, learnable = self._read(frames, seen, sizes, expect=expect)
         if sizes is not None:
             # Dice missing: look again at the size expected, at fainter spots; then as uncalibrated.
             if expect is not None and _sure(dice) < expect:
-                again = self._read(frames, seen, sizes, T.SECOND_LOOK)
-                if _sure(again) > _sure(dice):
-                    dice = again
+                again = self._read(frames, seen, sizes, T.SECOND_LOOK, expect)
+                if _sure(again[0]) > _sure(dice):
+                    dice, learnable = again
             sure = _sure(dice)
             if sure == 0 or (expect is not None and sure < expect):
-                plain = self._read(frames, seen, None)
-                if _sure(plain) > sure:
-                    dice = plain
+                plain = self._read(frames, seen, None, expect=expect)
+                if _sure(plain[0]) > sure:
+                    dice, learnable = plain
         if expect is not None and _sure(dice) == expect:
             # As many dice sure as were thrown: what is likelier no die (a token, a picture die)
             # is not one more; an unsure reading likely a die (one die read twice) still refuses.
             dice = [d for d in dice if d.confidence >= SURE or d.likely_die >= T.EXTRA_DIE]
-        self.calibration.learn(dice, frames[0].shape)
+        self.calibration.learn(learnable, frames[0].shape)
         return dice
 
     def _read(
@@ -100,13 +103,29 @@ class TableReader:
         seen: list[Halvings],
         sizes: DieSizes | None,
         heat: float = T.FINDER_MIN,
-    ) -> list[Die]:
+        expect: int | None = None,
+    ) -> tuple[list[Die], list[Die]]:
+        """The dice of ``frames``, and those the calibration learns from: the first two frames'
+        (a roll beyond doubt after two is read no further, and every roll teaches alike)."""
         readings = []
         for i, (frame, viewed) in enumerate(zip(frames, seen, strict=True)):
             view = self.views[i % len(self.views)]
             expected = None if sizes is None else ViewedSizes(sizes, view, frame.shape)
             readings.append(placed_back(read_dice(viewed, self.models, expected, heat), view, frame.shape))
-        return readings[0] if len(readings) == 1 and self.views[0] == AS_IS else combine(readings)
+            if expect is not None and i + 1 < len(frames) and _beyond_doubt(readings, len(frames), expect):
+                break
+        dice = readings[0] if len(readings) == 1 and self.views[0] == AS_IS else combine(readings)
+        return dice, dice if len(readings) <= 2 else combine(readings[:2])
+
+
+def _beyond_doubt(readings: list[list[Die]], frames: int, expect: int) -> bool:
+    """Whether the frames not yet read (of ``frames``) cannot change what the table takes: as
+    many dice as were thrown, each read as one value so surely that it stays sure and keeps
+    that value whatever the rest say; a die only the rest could see would be unsure and
+    likelier no die (``combine``), so left out."""
+    left = frames - len(readings)
+    sums = [d.confidence * len(readings) for d in combine(readings)]
+    return len(sums) == expect and left / frames < SURE and all(s > SURE * frames for s in sums)
 
 
 def _sure(dice: list[Die]) -> int:
