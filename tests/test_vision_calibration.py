@@ -226,7 +226,8 @@ def test_a_calibrated_finder_keeps_a_die_a_little_under_a_levels_octave() -> Non
     assert [(d.value, d.confidence >= 0.5) for d in read_dice(img, sizes=sizes)] == [(2, True)]
 
 
-def test_a_roll_beyond_doubt_after_two_views_is_not_read_a_third_time(monkeypatch) -> None:
+def counted_reads(monkeypatch) -> list[int]:
+    """The table reader's frame reads, one entry each, from now on."""
     import vision.table_reader as table_reader
 
     calls: list[int] = []
@@ -237,6 +238,13 @@ def test_a_roll_beyond_doubt_after_two_views_is_not_read_a_third_time(monkeypatc
         return real(*args, **kwargs)
 
     monkeypatch.setattr(table_reader, "read_dice", counted)
+    return calls
+
+
+def test_a_roll_beyond_doubt_after_two_views_is_not_read_a_third_time(monkeypatch) -> None:
+    import vision.table_reader as table_reader
+
+    calls = counted_reads(monkeypatch)
     img, _ = scene(W, H, [2, 3, 5], 50, np.random.default_rng(5), "cloth")
     told = TableReader().read(img, expect=3)
     assert len(calls) == 2
@@ -269,14 +277,7 @@ def test_a_table_stopping_after_two_views_reads_and_learns_as_one_reading_all_th
             out.append(sorted((d.value, d.confidence >= 0.5) for d in dice))
         return out
 
-    calls: list[int] = []
-    real = table_reader.read_dice
-
-    def counted(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(table_reader, "read_dice", counted)
+    calls = counted_reads(monkeypatch)
     early = TableReader()
     stopped = rolls(early)
     read_early = len(calls)
