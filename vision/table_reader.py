@@ -122,10 +122,10 @@ def _beyond_doubt(readings: list[list[Die]], frames: int, expect: int) -> bool:
     """Whether the frames not yet read (of ``frames``) cannot change what the table takes: as
     many dice as were thrown, each read as one value so surely that it stays sure and keeps
     that value whatever the rest say; a die only the rest could see would be unsure and
-    likelier no die (``combine``), so left out."""
-    left = frames - len(readings)
+    likelier no die than ``T.EXTRA_DIE`` (``combine``), so left out."""
+    unseen = (frames - len(readings)) / frames  # the most a die only the rest see could get
     sums = [d.confidence * len(readings) for d in combine(readings)]
-    return len(sums) == expect and left / frames < SURE and all(s > SURE * frames for s in sums)
+    return len(sums) == expect and unseen < min(SURE, T.EXTRA_DIE) and all(s > SURE * frames for s in sums)
 
 
 def _sure(dice: list[Die]) -> int:
