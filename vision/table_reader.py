@@ -3,18 +3,18 @@
 :class:`TableReader` reads each settled roll in the table's three views
 (``vision.views``) and teaches its :class:`~vision.calibration.Calibration`
 with the dice its first two views read sure. Told how many dice were thrown,
-it stops after two views when the third cannot change the roll (every die
-read so surely by both that it stays sure as that value, and as many as were
-thrown): most calibrated rolls, a third less reading. Once the calibration knows the dice's size over
-the frame, a roll is read looking only for dice of that size where they lie
-(fewer pyramid levels, no pip or cluster of dice taken for a die). A roll
-that reads fewer sure dice so than the table expects is looked at again at
-the size expected, reading fainter spots too; still short, or with none, it
-is read again as without a calibration, and the better reading is kept; dice that then no
+it stops after two views when the third cannot change the roll (as many dice
+as were thrown, each read so surely by both that it stays sure as that
+value). Once the calibration knows the dice's size over the frame, a roll is
+read looking only for dice of that size where they lie (fewer pyramid
+levels, no pip or cluster of dice taken for a die). A roll that reads fewer
+sure dice than the table expects is looked at again at the size expected,
+reading fainter spots too; still short, or with none, it is read again as
+without a calibration, and the better reading is kept; dice that then no
 longer fit the model, roll after roll, make the calibration start again (the
-camera moved, or it is a phone). So a calibration can only help. A roll that reads
-as many dice sure as were thrown leaves out the unsure readings likelier no die at
-all (a token or a picture die in view), calibrated or not.
+camera moved, or it is a phone). So a calibration can only help. A roll that
+reads as many dice sure as were thrown leaves out the unsure readings
+likelier no die at all (a token or a picture die in view), calibrated or not.
 """
 
 from __future__ import annotations
@@ -115,14 +115,15 @@ class TableReader:
             if expect is not None and i + 1 < len(frames) and _beyond_doubt(readings, len(frames), expect):
                 break
         dice = readings[0] if len(readings) == 1 and self.views[0] == AS_IS else combine(readings)
-        return dice, dice if len(readings) <= 2 else combine(readings[:2])
+        learnable = dice if len(readings) <= 2 else combine(readings[:2])
+        return dice, learnable
 
 
 def _beyond_doubt(readings: list[list[Die]], frames: int, expect: int) -> bool:
     """Whether the frames not yet read (of ``frames``) cannot change what the table takes: as
     many dice as were thrown, each read as one value so surely that it stays sure and keeps
-    that value whatever the rest say; a die only the rest could see would be unsure and
-    likelier no die than ``T.EXTRA_DIE`` (``combine``), so left out."""
+    that value whatever the rest say; a die only the rest could see would be graded under
+    ``vision.SURE`` and ``T.EXTRA_DIE`` (``combine``), so left out."""
     unseen = (frames - len(readings)) / frames  # the most a die only the rest see could get
     sums = [d.confidence * len(readings) for d in combine(readings)]
     return len(sums) == expect and unseen < min(SURE, T.EXTRA_DIE) and all(s > SURE * frames for s in sums)
