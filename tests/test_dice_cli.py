@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -299,6 +300,92 @@ def test_calibrate_from_the_configured_camera(tmp_path: Path, capsys) -> None:
     cv2.imwrite(str(blurred), cv2.GaussianBlur(cv2.imread(str(out)), (0, 0), 3))
     assert main(["dice", "calibrate", "--image", str(blurred), "--out", str(tmp_path / "b.png")]) == 0
     assert float(re.search(r"sharpness (\d+)", capsys.readouterr().out).group(1)) < sharp / 2
+
+
+SIZES_COLOUR = (0, 220, 255)  # what vision.regions.draw_sizes draws in
+
+
+def _throws(tmp_path: Path, count: int) -> tuple[list[str], float]:
+    """``count`` rendered throws of five dice of 56 px, as one fixed camera sees them, and
+    the mean side of their boxes (a die turned shows a larger box)."""
+    paths, sides = [], []
+    for n in range(count):
+        rng = np.random.default_rng(100 + n)
+        img, placed = scene(640, 480, list(rng.integers(1, 7, 5)), 56, rng, "wood")
+        sides += [(x1 - x0 + y1 - y0) / 2 for x0, y0, x1, y1 in (d.box for d in placed)]
+        paths.append(str(tmp_path / f"throw{n}.png"))
+        cv2.imwrite(paths[-1], img)
+    return paths, float(np.mean(sides))
+
+
+def test_calibrate_learns_the_dice_size_from_several_throws(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "sizes.png"
+    throws, side = _throws(tmp_path, 3)
+    assert main(["dice", "calibrate", "--image", *throws, "--dice", "5", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert re.findall(r"throw (\d): (\d) dice read sure", printed) == [("1", "5"), ("2", "5"), ("3", "5")]
+    learned = re.search(r"the dice's size, learned from (\d+) sure dice: (\d+) px at the middle", printed)
+    assert learned, printed
+    # The side of the dice's boxes, as the reader finds them: within a tenth.
+    assert int(learned.group(1)) >= 8 and abs(int(learned.group(2)) - side) <= side / 10
+    # Fifteen dice are enough to try a plane seen in perspective too: turned dice vary its fit.
+    assert re.search(r"\((one size over the whole frame|a plane seen in perspective); spread \d+%\)", printed)
+    # The learned squares are drawn in their own colour; nothing is kept without the camera.
+    drawn = cv2.imread(str(out))
+    assert (np.abs(drawn.astype(int) - SIZES_COLOUR).sum(axis=2) < 60).sum() > 500
+    assert "kept in" not in printed
+
+
+def test_calibrate_says_how_many_dice_it_still_needs(photos, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "one.png"
+    assert main(["dice", "calibrate", "--image", str(tmp_path / "roll0.png"), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "the dice's size is not learned yet: 3 sure dice of the 8 needed" in printed
+    drawn = cv2.imread(str(out))
+    assert not (np.abs(drawn.astype(int) - SIZES_COLOUR).sum(axis=2) < 60).any()
+
+
+def test_calibrate_refuses_a_count_under_one(photos, tmp_path: Path, capsys) -> None:
+    for option in ("--rolls", "--dice"):
+        code = main(
+            [
+                "dice",
+                "calibrate",
+                "--image",
+                str(tmp_path / "roll0.png"),
+                "--out",
+                str(tmp_path / "x.png"),
+                option,
+                "0",
+            ]
+        )
+        assert code == 2 and "--rolls and --dice" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_calibrate_keeps_what_the_cameras_throws_taught(tmp_path: Path, capsys, monkeypatch) -> None:
+    from tablepi.camera_sizes import load, sizes_file
+
+    cfg = tmp_path / "tablepi.toml"
+    cfg.write_text(f'data_dir = "{tmp_path / "data"}"\n[camera]\nsource = "synthetic"\n')
+    (tmp_path / "data").mkdir()
+    # Enter after the first and second throws; the input then ends, so the fourth is not taken.
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n"))
+    out = tmp_path / "camera.png"
+    assert (
+        main(["dice", "calibrate", "--config", str(cfg), "--rolls", "4", "--dice", "5", "--out", str(out)])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert printed.count("camera: synthetic") == 1
+    assert [n for n, _ in re.findall(r"throw (\d): (\d) dice read sure", printed)] == ["1", "2", "3"]
+    kept = sizes_file(tmp_path / "data", "synthetic", 640, 480)
+    assert f"kept in {kept}" in printed
+    # The table starts with it: the file loads as a ready calibration of that frame size.
+    calibration = load(kept)
+    assert calibration.sizes is not None and calibration.shape == (480, 640)
+    middle = int(re.search(r"learned from \d+ sure dice: (\d+) px", printed).group(1))
+    assert abs(calibration.sizes.side(320, 240) - middle) <= 1
 
 
 def test_empty_reads_the_squares_without_dice(photos, tmp_path: Path, capsys) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from vision import finder
 from vision import tunables as T
-from vision.calibration import Calibration, DieSizes, fit
+from vision.calibration import LENS, ONE_SIZE, PLANE, Calibration, DieSizes, fit
 from vision.die import Die
 from vision.synth import scene
 from vision.table_reader import TableReader, ViewedSizes
@@ -285,3 +285,19 @@ def test_a_table_stopping_after_two_views_reads_and_learns_as_one_reading_all_th
     full = TableReader()
     assert rolls(full) == stopped and len(calls) - read_early > read_early
     assert early.calibration.points == full.calibration.points and early.calibration.sizes is not None
+
+
+def test_a_models_extent_and_kind_say_what_it_holds() -> None:
+    flat = DieSizes(640, 480, (math.log(40.0),), 0.05, 10)
+    assert flat.kind == ONE_SIZE and flat.extent() == pytest.approx((40.0, 40.0))
+    # Larger towards the bottom of the frame (v = 1): 40 px at the middle, e^(+-0.2) times it at the edges.
+    tilted = DieSizes(640, 480, (math.log(40.0), 0.0, 0.2), 0.05, 20)
+    assert tilted.kind == PLANE
+    assert tilted.extent() == pytest.approx((40 * math.exp(-0.2), 40 * math.exp(0.2)))
+    assert tilted.side(320, 480) == pytest.approx(tilted.extent()[1])
+    lens = DieSizes(640, 480, (math.log(40.0), 0.0, 0.0, -0.1), 0.05, 40)
+    assert lens.kind == LENS and lens.extent()[1] == pytest.approx(40.0)
+    # The range a die may show adds the tolerance both ways.
+    least, most = tilted.range()
+    assert least == pytest.approx(tilted.extent()[0] / tilted.tolerance)
+    assert most == pytest.approx(tilted.extent()[1] * tilted.tolerance)

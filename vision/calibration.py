@@ -23,6 +23,9 @@ import numpy as np
 from vision import tunables as T
 from vision.die import Die
 
+# What a model of the dice's sizes holds (``DieSizes.kind``), as more dice show.
+ONE_SIZE, PLANE, LENS = "one size", "plane", "lens"
+
 
 @dataclass(frozen=True)
 class DieSizes:
@@ -53,9 +56,20 @@ class DieSizes:
 
     def range(self) -> tuple[float, float]:
         """The smallest and largest side a die may show anywhere in the frame, tolerance included."""
+        least, most = self.extent()
+        return least / self.tolerance, most * self.tolerance
+
+    def extent(self) -> tuple[float, float]:
+        """The smallest and largest side the model gives a die anywhere in the frame."""
         xs, ys = np.meshgrid(np.linspace(0, self.width, 9), np.linspace(0, self.height, 9))
         sides = np.exp(_terms(xs.ravel(), ys.ravel(), self.width, self.height, len(self.coef)) @ self.coef)
-        return float(sides.min() / self.tolerance), float(sides.max() * self.tolerance)
+        return float(sides.min()), float(sides.max())
+
+    @property
+    def kind(self) -> str:
+        """What the model holds: ``ONE_SIZE``, ``PLANE`` (a plane seen in perspective) or
+        ``LENS`` (a plane and a wide lens's change from the middle to the edges)."""
+        return {1: ONE_SIZE, 3: PLANE, 4: LENS}[len(self.coef)]
 
     def to_dict(self) -> dict:
         return {

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from vision import N_
+from vision.calibration import DieSizes
 from vision.die import Die
 
 
@@ -101,6 +102,23 @@ def draw_dice(frame: np.ndarray, dice: list[Die]) -> np.ndarray:
         label = str(d.value) if d.confidence >= 0.5 else f"{d.value}?"
         at = (x0, max(12, y0 - 4))
         cv2.putText(frame, label, at, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 2, cv2.LINE_AA)
+    return frame
+
+
+def draw_sizes(frame: np.ndarray, sizes: DieSizes) -> np.ndarray:
+    """Draw the square a die shows, as ``sizes`` has it, at places spread evenly over the
+    frame, as many as fit apart (in place, in a colour of its own); returns it."""
+    h, w = frame.shape[:2]
+    scale = w / sizes.width
+    room = 1.4 * sizes.extent()[1] * scale
+    across, down = (min(6, max(2, int(n / room))) for n in (w, h))
+    for j in range(down):
+        for i in range(across):
+            x, y = (i + 0.5) * w / across, (j + 0.5) * h / down
+            half = sizes.side(x / scale, y / scale) * scale / 2
+            p0 = (int(round(x - half)), int(round(y - half)))
+            p1 = (int(round(x + half)), int(round(y + half)))
+            cv2.rectangle(frame, p0, p1, (0, 220, 255), 1, cv2.LINE_AA)
     return frame
 
 

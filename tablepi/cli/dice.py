@@ -17,6 +17,8 @@ from tablepi.i18n import N_
 if TYPE_CHECKING:
     import numpy as np
 
+    from vision.calibration import Calibration
+
 CAMERA_WAIT_SECONDS = 5.0
 
 
@@ -110,9 +112,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=_empty)
 
-    p = which.add_parser("calibrate", help=N_("save a frame with the tray, keep area and dice drawn"))
+    p = which.add_parser(
+        "calibrate",
+        help=N_(
+            "learn the dice's size over the camera's frame from a few throws; save a frame with "
+            "the tray, keep area, dice and learned sizes drawn"
+        ),
+    )
     p.add_argument("--config", metavar="FILE", help=N_("config file with the [camera] table"))
-    p.add_argument("--image", metavar="IMAGE", help=N_("use this photo instead of the camera"))
+    p.add_argument(
+        "--image",
+        nargs="+",
+        metavar="IMAGE",
+        help=N_("use these photos, one throw each in the order given, instead of the camera"),
+    )
+    p.add_argument(
+        "--rolls",
+        type=int,
+        default=1,
+        metavar="N",
+        help=N_("throws to take from the camera, Enter pressed before each after the first (default 1)"),
+    )
+    p.add_argument(
+        "--dice", type=int, metavar="N", help=N_("how many dice are thrown each time (default: not told)")
+    )
     p.add_argument(
         "--tray", metavar="JSON", help=N_('tray polygon as fractions, e.g. "[[0.1,0.1],[0.9,0.1],[0.5,0.9]]"')
     )
@@ -455,11 +478,13 @@ def _fractions(text: str | None, what: str):
 def _calibrate(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision import SURE, read_dice
-    from vision.regions import Regions, draw_dice, draw_regions
+    from tablepi.camera_sizes import save
+    from vision import SURE
+    from vision.regions import Regions, draw_dice, draw_regions, draw_sizes
+    from vision.table_reader import TableReader
 
     tray = keep = None
-    camera_cfg = None
+    cfg = None
     if args.config:
         from tablepi.config import ConfigError, load_config
         from tablepi.i18n import system_language
@@ -469,7 +494,6 @@ def _calibrate(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             _err(exc.text(system_language()))
             return 2
-        camera_cfg = cfg.camera
         tray, keep = cfg.camera.tray, cfg.camera.keep
     try:
         tray = _fractions(args.tray, "tray") if args.tray else tray
@@ -478,19 +502,31 @@ def _calibrate(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         _err(say_text(str(exc)))
         return 2
+    if args.rolls < 1 or (args.dice is not None and args.dice < 1):
+        _err(say(N_("--rolls and --dice take a whole number of 1 or more")))
+        return 2
     if args.image:
         try:
-            frame = _load(args.image)
+            frames = [_load(path) for path in args.image]
         except OSError as exc:
             _err(say_text(str(exc)))
             return 1
+        kept_in = None
     else:
-        frame = _camera_frame(camera_cfg)
-        if frame is None:
+        frames, kept_in = _camera_frames(cfg, args.rolls)
+        if not frames:
             return 1
+    # Read as the table reads its camera: roll after roll, learning the dice's size from its sure readings.
+    reader = TableReader()
+    for n, frame in enumerate(frames, 1):
+        dice = [d for d in reader.read(frame, expect=args.dice) if d.confidence >= SURE]
+        if len(frames) > 1:
+            print(say(N_("throw {n}: {count} dice read sure"), n=n, count=len(dice)))
     h, w = frame.shape[:2]
-    dice = [d for d in read_dice(frame) if d.confidence >= SURE]
     rolled, kept = regions.split(dice, w, h)
+    sizes = reader.calibration.sizes
+    if sizes is not None:
+        draw_sizes(frame, sizes)
     draw_regions(frame, regions)
     draw_dice(frame, rolled + kept)
     if not cv2.imwrite(args.out, frame):
@@ -508,6 +544,10 @@ def _calibrate(args: argparse.Namespace) -> int:
             keep=len(kept),
         )
     )
+    _say_sizes(reader.calibration, w, h)
+    if kept_in is not None and sizes is not None:
+        save(kept_in, reader.calibration)
+        print(say(N_("kept in {path}: the table reads its camera so from its next start"), path=kept_in))
     # Compare this figure while turning a lens or changing lens_position: the highest is in focus.
     sharpness = cv2.Laplacian(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
     print(
@@ -519,21 +559,88 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _camera_frame(camera_cfg):
+def _say_sizes(calibration: Calibration, width: int, height: int) -> None:
+    """What the calibration learned of the dice's size, or how far it is from knowing."""
+    from vision.calibration import LENS, ONE_SIZE, PLANE
+    from vision.tunables import CALIBRATE_MIN_DICE
+
+    kinds = {
+        ONE_SIZE: N_("one size over the whole frame"),
+        PLANE: N_("a plane seen in perspective"),
+        LENS: N_("a plane seen in perspective, and a wide lens's change towards the edges"),
+    }
+    sizes = calibration.sizes
+    if sizes is None:
+        print(
+            say(
+                N_(
+                    "the dice's size is not learned yet: {dice} sure dice of the {needed} needed; "
+                    "throw the dice again (--rolls, or more photos)"
+                ),
+                dice=len(calibration.points),
+                needed=CALIBRATE_MIN_DICE,
+            )
+        )
+        return
+    least, most = sizes.extent()
+    print(
+        say(
+            N_(
+                "the dice's size, learned from {dice} sure dice: {middle} px at the middle of the "
+                "frame, {least} to {most} px over it ({model}; spread {spread}%)"
+            ),
+            dice=sizes.dice,
+            middle=f"{sizes.side(width / 2, height / 2):.0f}",
+            least=f"{least:.0f}",
+            most=f"{most:.0f}",
+            model=say(kinds[sizes.kind]),
+            spread=f"{100 * sizes.spread:.0f}",
+        )
+    )
+
+
+def _camera_frames(cfg, rolls: int) -> tuple[list, Path | None]:
+    """``rolls`` frames of the camera of ``cfg`` (the settings; None: the usual ones), Enter
+    pressed before each after the first (standard input ending stops early), and where the
+    table keeps what it learns of that camera."""
+    from tablepi.camera_sizes import sizes_file
+
+    if cfg is None:
+        from tablepi.config import ConfigError, load_config
+        from tablepi.i18n import system_language
+
+        try:
+            cfg = load_config()
+        except ConfigError as exc:
+            _err(exc.text(system_language()))
+            return [], None
+    camera_cfg = cfg.camera
+    frames, kind = [], None
+    for n in range(1, rolls + 1):
+        if n > 1:
+            try:
+                input(say(N_("throw the dice, then press Enter (throw {n} of {rolls})"), n=n, rolls=rolls))
+            except EOFError:
+                break
+        got = _camera_frame(camera_cfg, tell=n == 1)
+        if got is None:
+            break
+        frame, kind = got
+        frames.append(frame)
+    if kind is None:
+        return frames, None
+    width, height = int(getattr(camera_cfg, "width", 640)), int(getattr(camera_cfg, "height", 480))
+    return frames, sizes_file(cfg.data_dir, kind, width, height)
+
+
+def _camera_frame(camera_cfg, tell: bool = True) -> tuple[np.ndarray, str] | None:
+    """One frame of the configured camera and the camera's kind, or None (said why);
+    ``tell``: say which camera it is."""
     try:
         from hardware.cameras import open_camera
     except ImportError:
         _err(say(N_("no camera support is installed; pass --image PHOTO")))
         return None
-    if camera_cfg is None:
-        from tablepi.config import ConfigError, load_config
-        from tablepi.i18n import system_language
-
-        try:
-            camera_cfg = load_config().camera
-        except ConfigError as exc:
-            _err(exc.text(system_language()))
-            return None
     try:
         camera = open_camera(camera_cfg)
         try:
@@ -541,7 +648,9 @@ def _camera_frame(camera_cfg):
             frame = wait(CAMERA_WAIT_SECONDS) if wait is not None else camera.read()
             focus = getattr(getattr(camera, "source", None), "focus", None)
             why = say_text(camera.why)
-            if focus:
+            if not tell:
+                pass
+            elif focus:
                 print(
                     say(N_("camera: {kind} ({why}); focus: {focus}"), kind=camera.kind, why=why, focus=focus)
                 )
@@ -556,4 +665,5 @@ def _camera_frame(camera_cfg):
         return None
     if frame is None:
         _err(say(N_("the camera gave no frame; pass --image PHOTO")))
-    return frame
+        return None
+    return frame, camera.kind
