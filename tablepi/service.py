@@ -860,6 +860,9 @@ class Service:
         if learned is not None:
             sizes = learned.calibration.sizes
             health["die_sizes"] = None if sizes is None else sizes.to_dict()
+            health["dice_looks"] = [
+                {"face": k.hex()[0], "pips": k.hex()[1], "dice": k.dice} for k in learned.calibration.looks
+            ]
         return health
 
     def health(self) -> dict[str, Any]:

@@ -234,6 +234,11 @@ def test_service_rolls_the_synthetic_camera_and_plays_the_reading(tmp_path: Path
         assert sizes is not None and sizes["dice"] >= 8 and (sizes["width"], sizes["height"]) == (640, 480)
         kept_file = tmp_path / "dice-sizes-synthetic-640x480.json"
         assert len(json.loads(kept_file.read_text())["points"]) >= 8
+        # And what its dice look like: kinds of face and pip colours, each seen on several dice.
+        looks = service.health()["camera"]["dice_looks"]
+        assert looks and all(
+            k["face"].startswith("#") and len(k["pips"]) == 7 and k["dice"] >= 3 for k in looks
+        )
     finally:
         service.close()
 

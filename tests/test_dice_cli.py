@@ -333,6 +333,13 @@ def test_calibrate_learns_the_dice_size_from_several_throws(tmp_path: Path, caps
     # The learned squares are drawn in their own colour; nothing is kept without the camera.
     drawn = cv2.imread(str(out))
     assert (np.abs(drawn.astype(int) - SIZES_COLOUR).sum(axis=2) < 60).sum() > 500
+    # The dice's looks: said, and a swatch of each drawn at the frame's top left, face and pip.
+    said = re.search(
+        r"the dice, as they look: (#[0-9a-f]{6}) faces with (#[0-9a-f]{6}) pips \((\d+) dice\)", printed
+    )
+    assert said and int(said.group(3)) >= 3, printed
+    face = tuple(int(said.group(1)[k : k + 2], 16) for k in (5, 3, 1))  # as BGR
+    assert (np.abs(drawn[20:40, 20:26].astype(int) - face).max(axis=2) <= 2).any()
     assert "kept in" not in printed
 
 

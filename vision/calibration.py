@@ -9,7 +9,9 @@ from -1 to 1, fitted to sure readings with the odd wrong one left out, its
 spread known. :class:`Calibration` gathers the readings of one camera as the
 table plays, fits them once there are enough, and forgets them when the frame
 size changes or the frames stop fitting (the camera moved, or it is a phone).
-No label is ever used: only what the reader itself read sure.
+Given the frames, it also keeps the sure dice's colours, the looks of the
+table's dice (``vision.looks``). No label is ever used: only what the reader
+itself read sure.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 
 from vision import tunables as T
 from vision.die import Die
+from vision.looks import Look, looks, measure
 
 # What a model of the dice's sizes holds (``DieSizes.kind``), as more dice show.
 ONE_SIZE, PLANE, LENS = "one size", "plane", "lens"
@@ -134,9 +137,16 @@ class Calibration:
     shape: tuple[int, int] | None = None
     sizes: DieSizes | None = None
     misfits: int = 0
+    colours: deque = field(default_factory=lambda: deque(maxlen=T.CALIBRATE_KEEP))
 
-    def learn(self, dice: Iterable[Die], shape: tuple[int, ...]) -> None:
-        """Take the sure dice of one frame of ``shape`` (height, width, ...)."""
+    @property
+    def looks(self) -> list[Look]:
+        """The kinds of dice the table throws (``vision.looks``), the most seen first."""
+        return looks(list(self.colours))
+
+    def learn(self, dice: Iterable[Die], shape: tuple[int, ...], frame: np.ndarray | None = None) -> None:
+        """Take the sure dice of one frame of ``shape`` (height, width, ...); given the
+        ``frame`` itself, their colours too."""
         h, w = int(shape[0]), int(shape[1])
         if self.shape != (h, w):
             self.forget()
@@ -151,10 +161,16 @@ class Calibration:
                 self.shape = (h, w)
         self.points.extend((*d.center, d.side) for d in sure)
         self.sizes = fit(list(self.points), w, h)
+        if frame is not None:
+            self.colours.extend(measure(frame, sure))
 
     def to_dict(self) -> dict:
         """What a table keeps of its camera between runs: the frame size and the dice learned from."""
-        return {"shape": list(self.shape or ()), "points": [[round(v, 1) for v in p] for p in self.points]}
+        return {
+            "shape": list(self.shape or ()),
+            "points": [[round(v, 1) for v in p] for p in self.points],
+            "colours": [[round(v, 1) for v in c] for c in self.colours],
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> Calibration:
@@ -162,19 +178,25 @@ class Calibration:
         try:
             shape = tuple(int(v) for v in data["shape"])
             points = [(float(x), float(y), float(s)) for x, y, s in data["points"]]
-        except (KeyError, TypeError, ValueError) as exc:
+            # Kept since the table learned its dice's colours too; none before.
+            colours = [tuple(float(v) for v in c) for c in data.get("colours", [])]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"not a calibration: {exc}") from exc
         if len(shape) != 2 or min(shape, default=0) <= 0 or any(s <= 0 for *_, s in points):
             raise ValueError("not a calibration: a frame size and positive die sides are needed")
+        if any(len(c) != 6 or not all(0 <= v <= 255 for v in c) for c in colours):
+            raise ValueError("not a calibration: a die's colours are a face's and its pips' L, a, b (0-255)")
         cal = cls()
         cal.shape = (shape[0], shape[1])
         cal.points.extend(points)
+        cal.colours.extend(colours)
         cal.sizes = fit(list(cal.points), shape[1], shape[0])
         return cal
 
     def forget(self) -> None:
         """Start again: the camera moved or the frames changed size."""
         self.points.clear()
+        self.colours.clear()
         self.shape = None
         self.sizes = None
         self.misfits = 0

@@ -17,6 +17,7 @@ import numpy as np
 from vision import N_
 from vision.calibration import DieSizes
 from vision.die import Die
+from vision.looks import Look
 
 
 def _check_fraction(v: float, what: str) -> float:
@@ -119,6 +120,18 @@ def draw_sizes(frame: np.ndarray, sizes: DieSizes) -> np.ndarray:
             p0 = (int(round(x - half)), int(round(y - half)))
             p1 = (int(round(x + half)), int(round(y + half)))
             cv2.rectangle(frame, p0, p1, (0, 220, 255), 1, cv2.LINE_AA)
+    return frame
+
+
+def draw_looks(frame: np.ndarray, looks: Sequence[Look], most: int = 6) -> np.ndarray:
+    """Draw a swatch of each of the first ``most`` of ``looks`` (its face, a pip on it) down
+    the frame's left edge (in place); returns it."""
+    side = max(16, min(frame.shape[:2]) // 24)
+    for k, look in enumerate(looks[:most]):
+        x, y = side // 2, side // 2 + k * (side + side // 3)
+        cv2.rectangle(frame, (x, y), (x + side, y + side), look.face, -1)
+        cv2.rectangle(frame, (x, y), (x + side, y + side), (128, 128, 128), 1)
+        cv2.circle(frame, (x + side // 2, y + side // 2), max(2, side // 6), look.pips, -1, cv2.LINE_AA)
     return frame
 
 

@@ -2,7 +2,7 @@
 
 :class:`TableReader` reads each settled roll in the table's three views
 (``vision.views``) and teaches its :class:`~vision.calibration.Calibration`
-with the dice its first two views read sure. Told how many dice were thrown,
+with the dice its first two views read sure (their sizes and colours). Told how many dice were thrown,
 it stops after two views when the third cannot change the roll (as many dice
 as were thrown, each read so surely by both that it stays sure as that
 value). Once the calibration knows the dice's size over the frame, a roll is
@@ -94,7 +94,7 @@ class TableReader:
             # As many dice sure as were thrown: what is likelier no die (a token, a picture die)
             # is not one more; an unsure reading likely a die (one die read twice) still refuses.
             dice = [d for d in dice if d.confidence >= SURE or d.likely_die >= T.EXTRA_DIE]
-        self.calibration.learn(learnable, frames[0].shape)
+        self.calibration.learn(learnable, frames[0].shape, frames[0])
         return dice
 
     def _read(

@@ -219,3 +219,16 @@ SIZE_SPREADS = 3.0
 SIZE_TOLERANCE = 0.22
 # Frames running whose sure dice mostly do not fit before the model is forgotten.
 MISFITS_TO_FORGET = 2
+
+# --- What the table's dice look like (vision.looks) ---
+# A die's box holds its face within about 0.45 of its side from the middle: its
+# colours are taken within this reach, its face's from the middle (a pip there
+# is outweighed), its pips' from this share of the pixels most unlike the face
+# (a 1's one pip covers about 6% of the reach, a 6's six about a fifth).
+LOOK_REACH = 0.42
+LOOK_FACE = 0.3
+LOOK_PIPS = 0.04
+# Faces within this distance (8-bit CIELAB) are one kind of die; a kind shown by
+# fewer dice than this is a misread or a die held up, not one of the table's.
+LOOK_APART = 30.0
+LOOK_LEAST = 3

@@ -480,7 +480,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     from tablepi.camera_sizes import save
     from vision import SURE
-    from vision.regions import Regions, draw_dice, draw_regions, draw_sizes
+    from vision.regions import Regions, draw_dice, draw_looks, draw_regions, draw_sizes
     from vision.table_reader import TableReader
 
     tray = keep = None
@@ -527,6 +527,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     sizes = reader.calibration.sizes
     if sizes is not None:
         draw_sizes(frame, sizes)
+    draw_looks(frame, reader.calibration.looks)
     draw_regions(frame, regions)
     draw_dice(frame, rolled + kept)
     if not cv2.imwrite(args.out, frame):
@@ -545,6 +546,18 @@ def _calibrate(args: argparse.Namespace) -> int:
         )
     )
     _say_sizes(reader.calibration, w, h)
+    looks = reader.calibration.looks
+    if looks:
+        kinds = [
+            say(
+                N_("{face} faces with {pips} pips ({dice} dice)"),
+                face=k.hex()[0],
+                pips=k.hex()[1],
+                dice=k.dice,
+            )
+            for k in looks
+        ]
+        print(say(N_("the dice, as they look: {looks}"), looks="; ".join(kinds)))
     if kept_in is not None and sizes is not None:
         save(kept_in, reader.calibration)
         print(say(N_("kept in {path}: the table reads its camera so from its next start"), path=kept_in))
