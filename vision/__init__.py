@@ -29,8 +29,13 @@ def N_(text: str) -> str:
     return text
 
 
-def read_dice(image: np.ndarray) -> list[Die]:
-    """Read every die whose top face shows in ``image`` (a BGR, grey or BGRA array)."""
-    from vision.reader import read_dice as read
+def read_dice(image: np.ndarray, expect: int | None = None) -> list[Die]:
+    """Read every die whose top face shows in ``image`` (a BGR, grey or BGRA array);
+    ``expect``: how many dice were thrown, where known (``vision.table_reader``)."""
+    if expect is None:
+        from vision.reader import read_dice as read
 
-    return read(image)
+        return read(image)
+    from vision.table_reader import TableReader
+
+    return TableReader(views=1).read(image, expect=expect)

@@ -2,19 +2,22 @@
 
 :class:`TableReader` reads each settled roll in the table's three views
 (``vision.views``) and teaches its :class:`~vision.calibration.Calibration`
-with the dice its first two views read sure (their sizes and colours). Told how many dice were thrown,
-it stops after two views when the third cannot change the roll (as many dice
-as were thrown, each read so surely by both that it stays sure as that
-value). Once the calibration knows the dice's size over the frame, a roll is
-read looking only for dice of that size where they lie (fewer pyramid
-levels, no pip or cluster of dice taken for a die). A roll that reads fewer
-sure dice than the table expects is looked at again at the size expected,
-reading fainter spots too; still short, or with none, it is read again as
-without a calibration, and the better reading is kept; dice that then no
-longer fit the model, roll after roll, make the calibration start again (the
-camera moved, or it is a phone). So a calibration can only help. A roll that
-reads as many dice sure as were thrown leaves out the unsure readings
-likelier no die at all (a token or a picture die in view), calibrated or not.
+with the dice its first two views read sure (their sizes and colours). Told
+how many dice were thrown, it stops after two views when the third cannot
+change the roll (as many dice as were thrown, each read so surely by both
+that it stays sure as that value). Once the calibration knows the dice's size
+over the frame, a roll is read looking only for dice of that size where they
+lie (fewer pyramid levels, no pip or cluster of dice taken for a die). A roll
+that reads fewer sure dice than the table expects is looked at again at the
+size expected, reading fainter spots too; still short, or with none, it is
+read again as without a calibration, and the better reading is kept; dice
+that then no longer fit the model, roll after roll, make the calibration
+start again (the camera moved, or it is a phone). So a calibration can only
+help. Before there is one, a roll short of dice is looked at again so at the
+size its own sure dice show (``vision.read_dice(frame, expect=N)`` reads one
+frame so). A roll that reads as many dice sure as were thrown leaves out the
+unsure readings likelier no die at all (a token or a picture die in view),
+calibrated or not.
 """
 
 from __future__ import annotations
@@ -79,6 +82,17 @@ class TableReader:
             for i, f in enumerate(frames)
         ]
         dice, learnable = self._read(frames, seen, sizes, expect=expect)
+        own = (
+            None
+            if sizes is not None or expect is None or _sure(dice) >= expect
+            else _own_sizes(dice, frames[0])
+        )
+        if own is not None:
+            # Dice missing and no calibration yet: look again at the size this roll's sure dice show.
+            # A size guessed from one roll does not teach the camera's model.
+            again = self._read(frames, seen, own, T.SECOND_LOOK, expect)[0]
+            if _sure(again) > _sure(dice):
+                dice = again
         if sizes is not None:
             # Dice missing: look again at the size expected, at fainter spots; then as uncalibrated.
             if expect is not None and _sure(dice) < expect:
@@ -131,3 +145,15 @@ def _beyond_doubt(readings: list[list[Die]], frames: int, expect: int) -> bool:
 
 def _sure(dice: list[Die]) -> int:
     return sum(1 for d in dice if d.confidence >= SURE)
+
+
+def _own_sizes(dice: list[Die], frame: np.ndarray) -> DieSizes | None:
+    """One size for the whole ``frame``: the median side of the dice read surely enough to
+    teach a calibration, their spread its spread; None with fewer than ``T.OWN_SIZE_DICE``."""
+    sure = [d for d in dice if d.confidence >= T.CALIBRATE_SURE]
+    if len(sure) < T.OWN_SIZE_DICE:
+        return None
+    logs = np.log([d.side for d in sure])
+    mid = float(np.median(logs))
+    spread = max(T.SPREAD_FLOOR, 1.4826 * float(np.median(np.abs(logs - mid))))
+    return DieSizes(int(frame.shape[1]), int(frame.shape[0]), (mid,), spread, len(sure))

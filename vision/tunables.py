@@ -219,6 +219,9 @@ SIZE_SPREADS = 3.0
 SIZE_TOLERANCE = 0.22
 # Frames running whose sure dice mostly do not fit before the model is forgotten.
 MISFITS_TO_FORGET = 2
+# Uncalibrated, a roll short of dice is looked at again at the size of its own sure
+# dice when this many show it (one alone may be a cluster or a pip read as a die).
+OWN_SIZE_DICE = 2
 
 # --- What the table's dice look like (vision.looks) ---
 # A die's box holds its face within about 0.45 of its side from the middle: its
