@@ -165,7 +165,8 @@ class Calibration:
             self.colours.extend(measure(frame, sure))
 
     def to_dict(self) -> dict:
-        """What a table keeps of its camera between runs: the frame size and the dice learned from."""
+        """What a table keeps of its camera between runs: the frame size, the dice learned from
+        and their colours."""
         return {
             "shape": list(self.shape or ()),
             "points": [[round(v, 1) for v in p] for p in self.points],
