@@ -26,6 +26,13 @@ def sizes_file(data_dir: Path, source: str, width: int, height: int) -> Path:
     return Path(data_dir) / f"dice-sizes-{source}-{int(width)}x{int(height)}.json"
 
 
+def camera_file(data_dir: Path, kind: str | None, camera_cfg: Any) -> Path:
+    """Where the table keeps what it learns of its camera: of ``kind`` (an opened camera's,
+    ``hardware.cameras``), set up as ``camera_cfg`` (the settings' ``[camera]``)."""
+    width, height = int(getattr(camera_cfg, "width", 640)), int(getattr(camera_cfg, "height", 480))
+    return sizes_file(data_dir, kind or "camera", width, height)
+
+
 def load(path: Path) -> Calibration:
     """The calibration kept at ``path``, or a new one (a damaged file is set aside)."""
     try:

@@ -743,16 +743,15 @@ class Service:
             return
         try:
             from tablepi.camera_loop import CameraLoop
-            from tablepi.camera_sizes import learning_reader, sizes_file
+            from tablepi.camera_sizes import camera_file, learning_reader
             from tablepi.controllers.beam_me_up import DICE
             from vision.regions import Regions
 
             cam_cfg = self.config.camera
             regions = Regions.from_values(cam_cfg.tray, cam_cfg.keep)
-            kind = getattr(self._camera, "kind", None) or "camera"
-            width, height = int(getattr(cam_cfg, "width", 640)), int(getattr(cam_cfg, "height", 480))
+            kept = camera_file(self.data_dir, getattr(self._camera, "kind", None), cam_cfg)
             # Every die is in sight of the camera, the ones set aside too: the table expects all of them.
-            self._rest_reader = learning_reader(sizes_file(self.data_dir, kind, width, height), DICE)
+            self._rest_reader = learning_reader(kept, DICE)
             loop = CameraLoop(
                 self._camera,
                 still_seconds=self.config.beam_me_up.still_seconds,
@@ -861,7 +860,8 @@ class Service:
             sizes = learned.calibration.sizes
             health["die_sizes"] = None if sizes is None else sizes.to_dict()
             health["dice_looks"] = [
-                {"face": k.hex()[0], "pips": k.hex()[1], "dice": k.dice} for k in learned.calibration.looks
+                {**dict(zip(("face", "pips"), k.hex(), strict=True)), "dice": k.dice}
+                for k in learned.calibration.looks
             ]
         return health
 

@@ -98,6 +98,18 @@ def _terms(x: np.ndarray, y: np.ndarray, width: int, height: int, n: int) -> np.
     return np.stack(columns, axis=1)
 
 
+def _spread(residual: np.ndarray) -> float:
+    """The robust standard deviation of log sides about a model, never under ``T.SPREAD_FLOOR``."""
+    return max(1.4826 * float(np.median(np.abs(residual - np.median(residual)))), T.SPREAD_FLOOR)
+
+
+def one_size(sides: Sequence[float], width: int, height: int) -> DieSizes:
+    """One size over a ``width`` x ``height`` frame: the median of ``sides``, their spread
+    its spread (a roll's own sure dice, where the camera is not known yet)."""
+    logs = np.log(np.asarray(sides, float))
+    return DieSizes(width, height, (float(np.median(logs)),), _spread(logs), len(logs))
+
+
 def fit(points: Sequence[tuple[float, float, float]], width: int, height: int) -> DieSizes | None:
     """The model of (x, y, side) points, or None with too few. More terms as more dice
     show: one size, then a plane, then a lens's radial change; each kept only where it
@@ -115,8 +127,7 @@ def fit(points: Sequence[tuple[float, float, float]], width: int, height: int) -
         for _ in range(4):
             coef, *_ = np.linalg.lstsq(a[keep], logs[keep], rcond=None)
             residual = logs - a @ coef
-            spread = 1.4826 * float(np.median(np.abs(residual[keep] - np.median(residual[keep]))))
-            spread = max(spread, T.SPREAD_FLOOR)
+            spread = _spread(residual[keep])
             keep = np.abs(residual) <= T.OUTLIER_SPREADS * spread
             if keep.sum() < needed or keep.sum() < T.CALIBRATE_MIN_DICE:
                 break

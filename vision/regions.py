@@ -107,16 +107,16 @@ def draw_dice(frame: np.ndarray, dice: list[Die]) -> np.ndarray:
 
 
 def draw_sizes(frame: np.ndarray, sizes: DieSizes) -> np.ndarray:
-    """Draw the square a die shows, as ``sizes`` has it, at places spread evenly over the
-    frame, as many as fit apart (in place, in a colour of its own); returns it."""
+    """Draw the square a die shows, as ``sizes`` (a model of frames of this one's size) has
+    it, at places spread evenly over the frame, as many as fit apart (in place, in a colour
+    of its own); returns it."""
     h, w = frame.shape[:2]
-    scale = w / sizes.width
-    room = 1.4 * sizes.extent()[1] * scale
+    room = 1.4 * sizes.extent()[1]
     across, down = (min(6, max(2, int(n / room))) for n in (w, h))
     for j in range(down):
         for i in range(across):
             x, y = (i + 0.5) * w / across, (j + 0.5) * h / down
-            half = sizes.side(x / scale, y / scale) * scale / 2
+            half = sizes.side(x, y) / 2
             p0 = (int(round(x - half)), int(round(y - half)))
             p1 = (int(round(x + half)), int(round(y + half)))
             cv2.rectangle(frame, p0, p1, (0, 220, 255), 1, cv2.LINE_AA)

@@ -28,7 +28,7 @@ import numpy as np
 
 from vision import SURE
 from vision import tunables as T
-from vision.calibration import Calibration, DieSizes
+from vision.calibration import Calibration, DieSizes, one_size
 from vision.die import Die
 from vision.halvings import Halvings
 from vision.reader import SHIPPED, Models, as_bgr, read_dice
@@ -82,14 +82,11 @@ class TableReader:
             for i, f in enumerate(frames)
         ]
         dice, learnable = self._read(frames, seen, sizes, expect=expect)
-        own = (
-            None
-            if sizes is not None or expect is None or _sure(dice) >= expect
-            else _own_sizes(dice, frames[0])
-        )
-        if own is not None:
+        sides = [d.side for d in dice if d.confidence >= T.CALIBRATE_SURE]
+        if sizes is None and expect is not None and _sure(dice) < expect and len(sides) >= T.OWN_SIZE_DICE:
             # Dice missing and no calibration yet: look again at the size this roll's sure dice show.
             # A size guessed from one roll does not teach the camera's model.
+            own = one_size(sides, frames[0].shape[1], frames[0].shape[0])
             again = self._read(frames, seen, own, T.SECOND_LOOK, expect)[0]
             if _sure(again) > _sure(dice):
                 dice = again
@@ -145,15 +142,3 @@ def _beyond_doubt(readings: list[list[Die]], frames: int, expect: int) -> bool:
 
 def _sure(dice: list[Die]) -> int:
     return sum(1 for d in dice if d.confidence >= SURE)
-
-
-def _own_sizes(dice: list[Die], frame: np.ndarray) -> DieSizes | None:
-    """One size for the whole ``frame``: the median side of the dice read surely enough to
-    teach a calibration, their spread its spread; None with fewer than ``T.OWN_SIZE_DICE``."""
-    sure = [d for d in dice if d.confidence >= T.CALIBRATE_SURE]
-    if len(sure) < T.OWN_SIZE_DICE:
-        return None
-    logs = np.log([d.side for d in sure])
-    mid = float(np.median(logs))
-    spread = max(T.SPREAD_FLOOR, 1.4826 * float(np.median(np.abs(logs - mid))))
-    return DieSizes(int(frame.shape[1]), int(frame.shape[0]), (mid,), spread, len(sure))

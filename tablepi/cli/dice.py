@@ -548,15 +548,12 @@ def _calibrate(args: argparse.Namespace) -> int:
     _say_sizes(reader.calibration, w, h)
     looks = reader.calibration.looks
     if looks:
-        kinds = [
-            say(
-                N_("{face} faces with {pips} pips ({dice} dice)"),
-                face=k.hex()[0],
-                pips=k.hex()[1],
-                dice=k.dice,
+        kinds = []
+        for k in looks:
+            face, pips = k.hex()
+            kinds.append(
+                say(N_("{face} faces with {pips} pips ({dice} dice)"), face=face, pips=pips, dice=k.dice)
             )
-            for k in looks
-        ]
         print(say(N_("the dice, as they look: {looks}"), looks="; ".join(kinds)))
     if kept_in is not None and sizes is not None:
         save(kept_in, reader.calibration)
@@ -616,7 +613,7 @@ def _camera_frames(cfg, rolls: int) -> tuple[list, Path | None]:
     """``rolls`` frames of the camera of ``cfg`` (the settings; None: the usual ones), Enter
     pressed before each after the first (standard input ending stops early), and where the
     table keeps what it learns of that camera."""
-    from tablepi.camera_sizes import sizes_file
+    from tablepi.camera_sizes import camera_file
 
     if cfg is None:
         from tablepi.config import ConfigError, load_config
@@ -640,10 +637,7 @@ def _camera_frames(cfg, rolls: int) -> tuple[list, Path | None]:
             break
         frame, kind = got
         frames.append(frame)
-    if kind is None:
-        return frames, None
-    width, height = int(getattr(camera_cfg, "width", 640)), int(getattr(camera_cfg, "height", 480))
-    return frames, sizes_file(cfg.data_dir, kind, width, height)
+    return frames, None if kind is None else camera_file(cfg.data_dir, kind, camera_cfg)
 
 
 def _camera_frame(camera_cfg, tell: bool = True) -> tuple[np.ndarray, str] | None:
@@ -661,13 +655,11 @@ def _camera_frame(camera_cfg, tell: bool = True) -> tuple[np.ndarray, str] | Non
             frame = wait(CAMERA_WAIT_SECONDS) if wait is not None else camera.read()
             focus = getattr(getattr(camera, "source", None), "focus", None)
             why = say_text(camera.why)
-            if not tell:
-                pass
-            elif focus:
+            if tell and focus:
                 print(
                     say(N_("camera: {kind} ({why}); focus: {focus}"), kind=camera.kind, why=why, focus=focus)
                 )
-            else:
+            elif tell:
                 print(say(N_("camera: {kind} ({why})"), kind=camera.kind, why=why))
         finally:
             close = getattr(camera, "close", None)
